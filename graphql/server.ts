@@ -1,0 +1,63 @@
+import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { AppError } from '../src/domain/errors.ts';
+import { buildContext } from './context.ts';
+import { schema } from './schema.ts';
+
+export interface ServerContext {
+  ip?: string | null;
+}
+
+/** AppErrors keep their code, type, param and HTTP status; anything else is masked. */
+export function toGraphQLError(err: unknown): GraphQLError {
+  const original = err instanceof GraphQLError ? (err.originalError ?? err) : err;
+  if (original instanceof AppError) {
+    return new GraphQLError(original.message, {
+      originalError: original,
+      path: err instanceof GraphQLError ? err.path : undefined,
+      extensions: { code: original.code, type: original.type, param: original.param, http: { status: original.status } },
+    });
+  }
+  if (err instanceof GraphQLError && !err.originalError) return err; // syntax, validation, coercion
+  return new GraphQLError('Internal error', { extensions: { code: 'internal_error', type: 'server_error', http: { status: 500 } } });
+}
+
+export interface GraphQLApi {
+  yoga: YogaServerInstance<ServerContext, object>;
+  /** Runs one operation in-process, as the REST adapters do. Throws the AppError of a failed authentication. */
+  run(document: string, variables: Record<string, unknown>, request: Request, ip: string | null): Promise<ExecutionResult>;
+}
+
+export function createGraphQL(orm: MikroORM): GraphQLApi {
+  const yoga = createYoga<ServerContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: { title: 'AI gateway control plane', headers: JSON.stringify({ 'x-gateway-api-key': '<admin key>' }) },
+    landingPage: false,
+    context: async ({ request, ip }) => {
+      try {
+        return await buildContext(orm, request, ip ?? null);
+      } catch (err) {
+        throw toGraphQLError(err);
+      }
+    },
+    maskedErrors: { maskError: (err) => toGraphQLError(err) },
+  });
+
+  const parsed = new Map<string, DocumentNode>();
+  async function run(document: string, variables: Record<string, unknown>, request: Request, ip: string | null): Promise<ExecutionResult> {
+    let doc = parsed.get(document);
+    if (!doc) {
+      doc = parse(document);
+      const errors = validate(schema, doc);
+      if (errors.length) throw new Error(`invalid adapter operation: ${errors[0]!.message}`);
+      parsed.set(document, doc);
+    }
+    const contextValue = await buildContext(orm, request, ip);
+    const result = await execute({ schema, document: doc, variableValues: variables, contextValue });
+    return result;
+  }
+
+  return { yoga, run };
+}

@@ -1,0 +1,87 @@
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../domain/logger.ts';
+import { keyToWire } from '../domain/sync-codec.ts';
+import type { ReportAck, UsageBatch } from '../domain/usage-record.ts';
+import { workerSyncService } from '../platform/grpc-contract.ts';
+import { resolveKeyByHash } from '../services/api-keys/resolve-key.ts';
+import { storeUsageBatch } from '../services/usage/store-usage.ts';
+import { unauthenticatedStatus, workerTokenChecker } from './worker-auth.ts';
+
+export interface GrpcServerOptions {
+  orm: MikroORM;
+  workerToken: string;
+  host: string;
+  port: number;
+  logger: Logger;
+}
+
+export interface RunningGrpcServer {
+  port: number;
+  health: HealthImplementation;
+  close(): Promise<void>;
+}
+
+export const SYNC_SERVICE_NAME = 'gateway.sync.v1.WorkerSync';
+
+export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const { orm, logger } = opts;
+  const authorised = workerTokenChecker(opts.workerToken);
+  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.http2.min_ping_interval_without_data_ms': 10_000 });
+
+  server.addService(workerSyncService().service, {
+    ResolveKey: (call: grpc.ServerUnaryCall<{ key_hash: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      if (!authorised(call.metadata)) return cb(unauthenticatedStatus());
+      resolveKeyByHash(orm.em.fork(), call.request.key_hash).then(
+        (key) => cb(null, key ? keyToWire(key) : { found: false, key: null, version: 0 }),
+        (err: unknown) => {
+          logger.error('ResolveKey failed', { err: String(err) });
+          cb({ code: grpc.status.UNAVAILABLE, details: 'key lookup failed' });
+        },
+      );
+    },
+
+    Report: (call: grpc.ServerDuplexStream<UsageBatch, ReportAck>) => {
+      if (!authorised(call.metadata)) {
+        call.emit('error', { ...unauthenticatedStatus(), metadata: new grpc.Metadata() });
+        return;
+      }
+      // Batches are stored one after another so acks come back in order.
+      let chain = Promise.resolve();
+      call.on('data', (batch: UsageBatch) => {
+        chain = chain.then(async () => {
+          try {
+            const ack = await storeUsageBatch(orm.em.fork(), batch);
+            if (ack.rejected) logger.warn('usage records rejected', { batch_id: batch.batch_id, rejected: ack.rejected });
+            call.write(ack);
+          } catch (err) {
+            // No ack: the worker keeps the batch and resends it after reconnecting.
+            logger.error('storing usage batch failed', { batch_id: batch.batch_id, err: String(err) });
+            call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'usage store failed' });
+          }
+        });
+      });
+      call.on('end', () => void chain.then(() => call.end()));
+      call.on('error', () => {});
+    },
+  });
+
+  const health = new HealthImplementation({ '': 'SERVING', [SYNC_SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${opts.host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  logger.info('gRPC server listening', { host: opts.host, port });
+  return {
+    port,
+    health,
+    close: () =>
+      new Promise<void>((resolve) => {
+        health.setStatus('', 'NOT_SERVING');
+        server.tryShutdown(() => resolve());
+        setTimeout(() => server.forceShutdown(), 2_000).unref();
+      }),
+  };
+}

@@ -1,0 +1,4 @@
+import { Migration0001Foundation } from './0001-foundation.ts';
+
+// Listed explicitly (not globbed) so tsx, vitest and Deno all load the same set.
+export const MIGRATIONS = [{ name: '0001-foundation', class: Migration0001Foundation }];

@@ -1,0 +1,79 @@
+// Process settings from the environment. A missing or bad value stops the process with
+// a message naming the variable (issue 2: production entry points).
+import { z } from 'zod';
+
+export class ConfigError extends Error {}
+
+const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL`);
+
+const common = {
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+};
+
+const controlPlane = z.object({
+  ...common,
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  WORKER_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  CONTROL_PLANE_PORT: port(8080),
+  GRPC_PORT: port(50051),
+  GATEWAY_ADMIN_KEY: z.string().regex(/^[A-Za-z0-9]{40,}$/, 'must be at least 40 letters and digits').optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+const worker = z.object({
+  ...common,
+  CONTROL_PLANE_GRPC_URL: z.string().regex(/^[^\s:/]+:\d{1,5}$|^https?:\/\/[^\s]+$/, 'must be host:port'),
+  WORKER_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  WORKER_PORT: port(8787),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  TRUSTED_CUSTOM_HOSTS: z.string().default(''),
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  NEGATIVE_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(1).default(200),
+  USAGE_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(200),
+  USAGE_BUFFER_MAX: z.coerce.number().int().min(1).default(100_000),
+});
+
+const embedded = z.object({
+  ...common,
+  CONTROL_PLANE_PORT: port(8080),
+  GRPC_PORT: port(50051),
+  WORKER_PORT: port(8787),
+  GATEWAY_DATA_DIR: z.string().min(1).default('.data'),
+  GATEWAY_ADMIN_KEY: z.string().regex(/^[A-Za-z0-9]{40,}$/, 'must be at least 40 letters and digits').optional(),
+  TRUSTED_CUSTOM_HOSTS: z.string().default(''),
+});
+
+export type ControlPlaneEnv = z.output<typeof controlPlane>;
+export type WorkerEnv = z.output<typeof worker>;
+export type EmbeddedEnv = z.output<typeof embedded>;
+
+function load<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => {
+    const name = String(i.path[0] ?? '?');
+    const missing = i.code === 'invalid_type' && cleaned[name] === undefined;
+    return `  ${name}: ${missing ? 'is required but not set' : i.message}`;
+  });
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+export const loadControlPlaneEnv = (env = process.env) => load(controlPlane, env);
+export const loadWorkerEnv = (env = process.env) => load(worker, env);
+export const loadEmbeddedEnv = (env = process.env) => load(embedded, env);
+
+export function parseHostList(value: string): string[] {
+  return value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+}

@@ -1,0 +1,64 @@
+import { invalidParameter, errorResponse } from '../domain/errors.ts';
+import { ERROR_FIELDS, fieldOrError, json, stripTypename } from './graphql-result.ts';
+import { readJsonBody } from './read-body.ts';
+import type { RestContext, RestRoute } from './types.ts';
+
+const API_KEY_FIELDS = `id key name description type organisation_id workspace_id user_id status created_at
+  last_updated_at creation_mode rate_limits { type unit value } usage_limits scopes defaults alert_emails
+  expires_at rotation_policy object`;
+
+const CREATE = `mutation CreateApiKey($type: String, $sub_type: String!, $input: CreateApiKeyInput!) {
+  createApiKey(type: $type, sub_type: $sub_type, input: $input) {
+    __typename
+    ... on CreatedApiKey { id key object }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+const LIST = `query ApiKeys($current_page: Int, $page_size: Int, $workspace_id: String) {
+  apiKeys(current_page: $current_page, page_size: $page_size, workspace_id: $workspace_id) {
+    object total data { ${API_KEY_FIELDS} }
+  }
+}`;
+
+const GET = `query ApiKey($id: ID!) { apiKey(id: $id) { ${API_KEY_FIELDS} } }`;
+
+async function create(ctx: RestContext, type: string | null): Promise<Response> {
+  const body = await readJsonBody(ctx.request);
+  if (!body.ok) return body.response;
+  const result = await ctx.run(CREATE, { type, sub_type: ctx.params.subType, input: body.value }, ctx.request, ctx.ip);
+  const out = fieldOrError<Record<string, unknown>>(result, 'createApiKey');
+  return out.ok ? json(stripTypename(out.value)) : out.response;
+}
+
+function intParam(q: URLSearchParams, name: string): number | undefined | Response {
+  const raw = q.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw)) return errorResponse(invalidParameter(name, `${name} must be a non-negative integer`));
+  return Number(raw);
+}
+
+async function list(ctx: RestContext): Promise<Response> {
+  const current_page = intParam(ctx.query, 'current_page');
+  if (current_page instanceof Response) return current_page;
+  const page_size = intParam(ctx.query, 'page_size');
+  if (page_size instanceof Response) return page_size;
+  const vars = { current_page, page_size, workspace_id: ctx.query.get('workspace_id') || undefined };
+  const out = fieldOrError<unknown>(await ctx.run(LIST, vars, ctx.request, ctx.ip), 'apiKeys');
+  return out.ok ? json(out.value) : out.response;
+}
+
+async function get(ctx: RestContext): Promise<Response> {
+  const out = fieldOrError<unknown>(await ctx.run(GET, { id: ctx.params.id }, ctx.request, ctx.ip), 'apiKey');
+  return out.ok ? json(out.value) : out.response;
+}
+
+export const apiKeyRoutes: RestRoute[] = [
+  // /v2 (control_base_url) and the public /v1 paths (api-catalogue: Api-Keys).
+  { method: 'POST', path: '/v2/api-keys/:subType', handler: (ctx) => create(ctx, null) },
+  { method: 'POST', path: '/v1/api-keys/:type/:subType', handler: (ctx) => create(ctx, ctx.params.type ?? null) },
+  { method: 'GET', path: '/v2/api-keys', handler: list },
+  { method: 'GET', path: '/v1/api-keys', handler: list },
+  { method: 'GET', path: '/v2/api-keys/:id', handler: get },
+  { method: 'GET', path: '/v1/api-keys/:id', handler: get },
+];

@@ -1,0 +1,54 @@
+import { AppError, errorResponse, toAppError } from '../domain/errors.ts';
+import type { Logger } from '../domain/logger.ts';
+import { apiKeyRoutes } from './api-keys.ts';
+import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
+
+interface CompiledRoute {
+  method: string;
+  segments: string[];
+  handler: RestHandler;
+}
+
+const ROUTES: RestRoute[] = [...apiKeyRoutes];
+
+function compile(routes: RestRoute[]): CompiledRoute[] {
+  return routes.map((r) => ({ method: r.method, segments: r.path.split('/').filter(Boolean), handler: r.handler }));
+}
+
+function match(route: CompiledRoute, parts: string[]): Record<string, string> | null {
+  if (route.segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const seg = route.segments[i]!;
+    if (seg.startsWith(':')) params[seg.slice(1)] = decodeURIComponent(parts[i]!);
+    else if (seg !== parts[i]) return null;
+  }
+  return params;
+}
+
+/** The REST adapters: documented paths mapped to GraphQL operations (ARCHITECTURE.md). */
+export function createRestRouter(run: OperationRunner, logger: Logger) {
+  const compiled = compile(ROUTES);
+  return {
+    /** null when no REST route has this path (the caller answers 404). */
+    async handle(request: Request, ip: string | null): Promise<Response | null> {
+      const url = new URL(request.url);
+      const parts = url.pathname.split('/').filter(Boolean);
+      let pathMatched = false;
+      for (const route of compiled) {
+        const params = match(route, parts);
+        if (!params) continue;
+        pathMatched = true;
+        if (route.method !== request.method) continue;
+        try {
+          return await route.handler({ request, ip, params, query: url.searchParams, run });
+        } catch (err) {
+          if (!(err instanceof AppError)) logger.error('REST handler failed', { path: url.pathname, err: String(err) });
+          return errorResponse(toAppError(err));
+        }
+      }
+      if (pathMatched) return errorResponse(new AppError(405, 'invalid_request_error', 'method_not_allowed', `${request.method} is not allowed on ${url.pathname}`));
+      return null;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { keyTypeFor } from '../../domain/api-key.ts';
+import { createApiKeySchema } from '../../domain/api-key-input.ts';
+import { AppError, forbidden, invalidParameter } from '../../domain/errors.ts';
+import { isKnownScope, isWorkspaceScope, scopesBeyond } from '../../domain/scopes.ts';
+import { parseWith } from '../../domain/validation.ts';
+import { UserSchema } from '../../persistence/entities/index.ts';
+import { isOrganisationKey, type Actor, type RequestMeta } from '../auth/actor.ts';
+import { recordAudit } from '../audit/record-audit.ts';
+import { findWorkspace } from '../workspaces/find-workspace.ts';
+import { issueKey } from './issue-key.ts';
+import { assertMayManage } from './permissions.ts';
+
+export interface CreateApiKeyArgs {
+  /** `organisation` | `workspace`; absent on `/v2/api-keys/{sub-type}`, where it is inferred. */
+  level?: string | null;
+  subType: string;
+  input: unknown;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  object: 'api-key';
+}
+
+export async function createApiKey(em: EntityManager, actor: Actor, meta: RequestMeta, args: CreateApiKeyArgs): Promise<CreatedApiKey> {
+  if (args.subType !== 'user' && args.subType !== 'service') throw invalidParameter('sub-type', 'sub-type must be user or service');
+  if (args.level != null && args.level !== 'organisation' && args.level !== 'workspace') {
+    throw invalidParameter('type', 'type must be organisation or workspace');
+  }
+  const input = parseWith(createApiKeySchema, args.input);
+  const level = (args.level as 'organisation' | 'workspace' | null | undefined) ??
+    (input.workspace_id || !isOrganisationKey(actor) ? 'workspace' : 'organisation');
+  const type = keyTypeFor(level, args.subType);
+  if (!type) throw invalidParameter('sub-type', 'organisation keys are service keys; user keys belong to a workspace');
+
+  if (input.organisation_id && input.organisation_id !== actor.organisationId) {
+    throw forbidden('organisation_id does not match the organisation of the API key.');
+  }
+
+  let workspaceId: string | null = null;
+  if (level === 'workspace') {
+    const ref = input.workspace_id ?? (isOrganisationKey(actor) ? null : actor.workspaceId);
+    if (!ref) throw invalidParameter('workspace_id', 'workspace_id is required for workspace keys');
+    const ws = await findWorkspace(em, actor.organisationId, ref);
+    if (!ws) throw invalidParameter('workspace_id', `Unknown workspace: ${ref}`);
+    workspaceId = ws.id;
+  }
+  assertMayManage(actor, 'create', type, workspaceId);
+
+  let userId: string | null = null;
+  if (type === 'workspace-user') {
+    if (!input.user_id) throw invalidParameter('user_id', 'user_id is required for user keys');
+    const user = await em.findOne(UserSchema, { id: input.user_id, organisationId: actor.organisationId });
+    if (!user) throw invalidParameter('user_id', `Unknown user: ${input.user_id}`);
+    userId = user.id;
+  } else if (input.user_id) {
+    throw invalidParameter('user_id', 'user_id is only accepted for user keys');
+  }
+
+  input.scopes.forEach((s, i) => {
+    if (!isKnownScope(s)) throw invalidParameter(`scopes[${i}]`, `Unknown scope: ${s}`);
+    if (level === 'workspace' && !isWorkspaceScope(s)) throw invalidParameter(`scopes[${i}]`, `${s} is an organisation scope and cannot be given to a workspace key`);
+  });
+  const beyond = scopesBeyond(input.scopes, actor.scopes);
+  if (beyond.length) {
+    throw new AppError(403, 'permission_error', 'scope_exceeds_creator', `Cannot grant scopes the creating key does not hold: ${beyond.join(', ')}`, 'scopes');
+  }
+
+  const scopes = [...new Set(input.scopes)];
+  const created = await em.transactional(async (tx) => {
+    const { entity, secret } = await issueKey(tx, {
+      organisationId: actor.organisationId,
+      workspaceId,
+      userId,
+      type,
+      name: input.name,
+      description: input.description ?? null,
+      scopes,
+      rateLimits: input.rate_limits ?? null,
+      usageLimits: input.usage_limits ?? null,
+      defaults: input.defaults ?? null,
+      alertEmails: input.alert_emails ?? null,
+      expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+      rotationPolicy: input.rotation_policy ?? null,
+      creationMode: 'api',
+      createdBy: actor.keyId,
+    });
+    recordAudit(tx, actor, meta, {
+      action: 'api_key.create',
+      targetType: 'api_key',
+      targetId: entity.id,
+      workspaceId,
+      details: { type, ...input, scopes },
+    });
+    return { id: entity.id, key: secret, object: 'api-key' as const };
+  });
+  return created;
+}
