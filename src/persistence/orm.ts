@@ -18,7 +18,7 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
     discovery: { warnWhenNoEntities: false },
     pool: { min: 0, max: opts.poolMax ?? 10 },
     extensions: [Migrator],
-    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, disableForeignKeys: false, snapshot: false },
+    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, disableForeignKeys: false, snapshot: false, silent: true },
     debug: opts.debug ?? false,
     allowGlobalContext: false,
     ensureDatabase: false,
@@ -27,7 +27,12 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
 }
 
 /** Applies pending migrations; safe when several replicas start at once. */
-export async function migrate(orm: MikroORM): Promise<void> {
+export async function migrate(orm: MikroORM, opts: { lock?: boolean } = {}): Promise<void> {
+  // PGlite is one session: a lock held on one pooled connection would wrap the migrator's own.
+  if (opts.lock === false) {
+    await orm.getMigrator().up();
+    return;
+  }
   const conn = orm.em.getConnection();
   const knex = conn.getKnex();
   // A dedicated connection holds the session lock for the whole run.

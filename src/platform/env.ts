@@ -39,6 +39,7 @@ const worker = z.object({
   TRUSTED_CUSTOM_HOSTS: z.string().default(''),
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   NEGATIVE_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  STALE_BOUND_MS: z.coerce.number().int().min(0).default(86_400_000),
   USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(1).default(200),
   USAGE_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(200),
   USAGE_BUFFER_MAX: z.coerce.number().int().min(1).default(100_000),

@@ -28,12 +28,14 @@ export async function bootstrap(orm: MikroORM, opts: BootstrapOptions = {}): Pro
   const em = orm.em.fork();
   return em.transactional(async (tx) => {
     await tx.getConnection().execute('select pg_advisory_xact_lock(?)', [BOOTSTRAP_LOCK], 'get', tx.getTransactionContext());
-    const existing = await tx.findOne(OrganisationSchema, {}, { orderBy: { createdAt: 'asc' } });
+    const [existing] = await tx.find(OrganisationSchema, {}, { orderBy: { createdAt: 'asc' }, limit: 1 });
     if (existing) {
       const ws = await tx.findOneOrFail(WorkspaceSchema, { organisationId: existing.id, isDefault: true });
       return { created: false, organisationId: existing.id, workspaceId: ws.id };
     }
     const org = tx.create(OrganisationSchema, { id: crypto.randomUUID(), name: 'Default organisation', slug: 'default' });
+    // Scalar foreign keys carry no ordering hints for the unit of work: flush parents first.
+    await tx.flush();
     const ws = tx.create(WorkspaceSchema, {
       id: crypto.randomUUID(),
       organisationId: org.id,
@@ -47,7 +49,6 @@ export async function bootstrap(orm: MikroORM, opts: BootstrapOptions = {}): Pro
       email: opts.ownerEmail ?? 'owner@localhost',
       role: 'owner',
     });
-    // Entities flush in insertion order of their types' dependencies; flush now so the key's FKs resolve.
     await tx.flush();
     const { entity, secret } = await issueKey(
       tx,

@@ -1,0 +1,82 @@
+// The control plane's servers: HTTP (GraphQL + REST adapters + health) and gRPC for workers.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createGraphQL } from '../../graphql/server.ts';
+import { AppError, errorResponse } from '../domain/errors.ts';
+import type { Logger } from '../domain/logger.ts';
+import { startGrpcServer, type RunningGrpcServer } from '../grpc/server.ts';
+import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-http.ts';
+import { createRestRouter } from '../rest/router.ts';
+
+export interface ControlPlaneOptions {
+  orm: MikroORM;
+  host: string;
+  httpPort: number;
+  grpcPort: number;
+  workerToken: string;
+  logger: Logger;
+}
+
+export interface RunningControlPlane {
+  httpUrl: string;
+  httpPort: number;
+  grpcPort: number;
+  grpc: RunningGrpcServer;
+  close(): Promise<void>;
+}
+
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<RunningControlPlane> {
+  const { orm, logger } = opts;
+  const graphql = createGraphQL(orm);
+  const rest = createRestRouter(graphql.run, logger);
+
+  async function health(): Promise<Response> {
+    try {
+      await orm.em.getConnection().execute('select 1');
+      return Response.json({ status: 'ok' });
+    } catch {
+      return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 });
+    }
+  }
+
+  async function handle(request: Request, ip: string | null): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === '/graphql') return graphql.yoga.fetch(request, { ip });
+    if (path === '/health') return health();
+    return (await rest.handle(request, ip)) ?? errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${path}`));
+  }
+
+  const server: Server = createServer((req, res) => {
+    const request = toWebRequest(req, res, `http://${req.headers.host ?? 'localhost'}`);
+    handle(request, remoteAddress(req)).then(
+      (response) => sendWebResponse(res, response),
+      (err: unknown) => {
+        logger.error('control plane request failed', { err: String(err) });
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Internal error', type: 'server_error', param: null, code: 'internal_error' } }));
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.httpPort, opts.host, () => resolve());
+  });
+  const httpPort = (server.address() as AddressInfo).port;
+  const grpc = await startGrpcServer({ orm, workerToken: opts.workerToken, host: opts.host, port: opts.grpcPort, logger });
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  logger.info('control plane listening', { http: httpPort, grpc: grpc.port });
+  return {
+    httpUrl: `http://${host}:${httpPort}`,
+    httpPort,
+    grpcPort: grpc.port,
+    grpc,
+    async close() {
+      await grpc.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

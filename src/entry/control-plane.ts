@@ -1,0 +1,37 @@
+// Production entry: `npm run control-plane` (DATABASE_URL, WORKER_TOKEN, ...).
+import { createLogger } from '../domain/logger.ts';
+import { loadControlPlaneEnv, type ControlPlaneEnv } from '../platform/env.ts';
+import { migrate, openOrm } from '../persistence/orm.ts';
+import { bootstrap } from '../services/bootstrap/bootstrap.ts';
+import { startControlPlane } from './control-plane-app.ts';
+import { exitOnConfigError, onShutdown } from './shutdown.ts';
+
+let env: ControlPlaneEnv;
+try {
+  env = loadControlPlaneEnv();
+} catch (err) {
+  exitOnConfigError(err);
+}
+const logger = createLogger('control-plane', env.LOG_LEVEL);
+const orm = await openOrm({ databaseUrl: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX }).catch((err: unknown) => {
+  logger.error('cannot connect to DATABASE_URL', { err: String(err) });
+  process.exit(1);
+});
+await migrate(orm);
+const boot = await bootstrap(orm, { adminKey: env.GATEWAY_ADMIN_KEY });
+if (boot.created) {
+  logger.info('bootstrapped an empty database', { organisation_id: boot.organisationId, workspace_id: boot.workspaceId });
+  if (!env.GATEWAY_ADMIN_KEY) console.log(`\nAdmin API key (shown once, store it now): ${boot.adminKey}\n`);
+}
+const cp = await startControlPlane({
+  orm,
+  host: env.HOST,
+  httpPort: env.CONTROL_PLANE_PORT,
+  grpcPort: env.GRPC_PORT,
+  workerToken: env.WORKER_TOKEN,
+  logger,
+});
+onShutdown(logger, async () => {
+  await cp.close();
+  await orm.close();
+});

@@ -1,0 +1,57 @@
+import type { ResolvedKey } from '../../src/domain/api-key.ts';
+import type { UsageRecord } from '../../src/domain/usage-record.ts';
+import { NO_TOKENS, type Tokens } from './tokens.ts';
+
+/** What one request accumulates on its way through the pipeline; becomes its usage record. */
+export class RequestState {
+  readonly requestId = crypto.randomUUID();
+  readonly startedAtMs = Date.now();
+  private readonly t0 = performance.now();
+  attempt = 0;
+  key: ResolvedKey | null = null;
+  provider = '';
+  model = '';
+  status = 0;
+  upstreamLatencyMs = 0;
+  tokens: Tokens = NO_TOKENS;
+  isStream = false;
+  errorCode = '';
+  metadata: Record<string, unknown> | null = null;
+
+  constructor(readonly traceId: string, readonly endpoint: string, readonly method: string) {}
+
+  elapsedMs(): number {
+    return Math.round(performance.now() - this.t0);
+  }
+
+  markUpstreamHeaders(): void {
+    this.upstreamLatencyMs = this.elapsedMs();
+  }
+
+  toRecord(): UsageRecord | null {
+    if (!this.key) return null; // unauthenticated requests belong to no organisation
+    return {
+      idempotency_id: `${this.requestId}:${this.attempt}`,
+      request_id: this.requestId,
+      attempt: this.attempt,
+      trace_id: this.traceId,
+      organisation_id: this.key.organisationId,
+      workspace_id: this.key.workspaceId ?? '',
+      api_key_id: this.key.id,
+      provider: this.provider,
+      model: this.model,
+      endpoint: this.endpoint,
+      method: this.method,
+      status: this.status,
+      started_at_ms: this.startedAtMs,
+      latency_ms: this.elapsedMs(),
+      upstream_latency_ms: this.upstreamLatencyMs,
+      prompt_tokens: this.tokens.prompt,
+      completion_tokens: this.tokens.completion,
+      total_tokens: this.tokens.total,
+      is_stream: this.isStream,
+      error_code: this.errorCode,
+      metadata_json: this.metadata ? JSON.stringify(this.metadata) : '',
+    };
+  }
+}

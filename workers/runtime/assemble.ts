@@ -1,0 +1,71 @@
+// Builds one worker from its runtime's parts; shared by the Node and Deno entries.
+import { createLogger, type Logger, type LogLevel } from '../../src/domain/logger.ts';
+import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
+import type { UpstreamFetch } from '../contracts.ts';
+import { createGatewayHandler, type FetchHandler, type WorkerHealth } from '../handler.ts';
+import { KeyCache } from '../sync/key-cache.ts';
+import { UsageReporter } from '../usage/usage-reporter.ts';
+import { GrpcControlPlane } from './grpc-control-plane.ts';
+
+export interface WorkerSettings {
+  controlPlaneTarget: string;
+  workerToken: string;
+  trustedCustomHosts: string[];
+  keyCacheTtlMs: number;
+  negativeKeyCacheTtlMs: number;
+  /** Static stability bound: how long held keys are served while the control plane is away. */
+  maxStaleMs: number;
+  usageBatchSize: number;
+  usageFlushIntervalMs: number;
+  usageBufferMax: number;
+  logLevel: LogLevel;
+}
+
+export interface AssembledWorker {
+  handler: FetchHandler;
+  controlPlane: GrpcControlPlane;
+  reporter: UsageReporter;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export function assembleWorker(settings: WorkerSettings, upstream: UpstreamFetch, logger = createLogger('worker', settings.logLevel)): AssembledWorker {
+  const controlPlane = new GrpcControlPlane({ target: settings.controlPlaneTarget, workerToken: settings.workerToken });
+  const keys = new KeyCache(controlPlane, { ttlMs: settings.keyCacheTtlMs, negativeTtlMs: settings.negativeKeyCacheTtlMs, maxStaleMs: settings.maxStaleMs });
+  const reporter = new UsageReporter(
+    controlPlane,
+    { batchSize: settings.usageBatchSize, flushIntervalMs: settings.usageFlushIntervalMs, maxBuffered: settings.usageBufferMax },
+    logger,
+  );
+  reporter.start();
+  const startedAt = new Date().toISOString();
+  const health = (): WorkerHealth => {
+    const usage = reporter.snapshot();
+    const reachable = controlPlane.state.reachable && usage.connected;
+    return {
+      status: reachable ? 'ok' : 'degraded',
+      started_at: startedAt,
+      control_plane: { reachable, since: new Date(controlPlane.state.since).toISOString() },
+      key_cache: { entries: keys.size },
+      usage: { queued: usage.queued, awaiting_ack: usage.awaitingAck, acknowledged: usage.acknowledged, dropped: usage.dropped },
+    };
+  };
+  const handler = createGatewayHandler({
+    keys,
+    upstream,
+    usage: reporter,
+    trustedHosts: trustedHostSet(settings.trustedCustomHosts),
+    logger,
+    health,
+  });
+  return {
+    handler,
+    controlPlane,
+    reporter,
+    logger,
+    async close() {
+      await reporter.close(5_000);
+      controlPlane.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+// The worker's gRPC client (ResolveKey, Report). @grpc/grpc-js runs on Node and on Deno.
+import * as grpc from '@grpc/grpc-js';
+import type { ResolvedKey } from '../../src/domain/api-key.ts';
+import { keyFromWire, type WireResolveKeyResponse } from '../../src/domain/sync-codec.ts';
+import type { ReportAck, UsageBatch } from '../../src/domain/usage-record.ts';
+import { workerSyncService, workerTokenMetadata } from '../../src/platform/grpc-contract.ts';
+import { ControlPlaneUnavailable, type ControlPlaneLink, type ReportChannel, type ReportStream } from '../contracts.ts';
+
+export interface GrpcControlPlaneOptions {
+  /** host:port */
+  target: string;
+  workerToken: string;
+  resolveTimeoutMs?: number;
+}
+
+export interface LinkState {
+  reachable: boolean;
+  /** Epoch ms of the last change of `reachable`. */
+  since: number;
+}
+
+export class GrpcControlPlane implements ControlPlaneLink, ReportChannel {
+  private readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+  private readonly metadata: grpc.Metadata;
+  readonly state: LinkState = { reachable: true, since: Date.now() };
+
+  constructor(private readonly opts: GrpcControlPlaneOptions) {
+    const Service = workerSyncService();
+    const target = opts.target.replace(/^https?:\/\//, '');
+    this.client = new Service(target, grpc.credentials.createInsecure(), {
+      'grpc.keepalive_time_ms': 15_000,
+      'grpc.keepalive_timeout_ms': 5_000,
+      'grpc.initial_reconnect_backoff_ms': 200,
+      'grpc.max_reconnect_backoff_ms': 5_000,
+    }) as never;
+    this.metadata = workerTokenMetadata(opts.workerToken);
+  }
+
+  private mark(reachable: boolean): void {
+    if (this.state.reachable !== reachable) {
+      this.state.reachable = reachable;
+      this.state.since = Date.now();
+    }
+  }
+
+  resolveKey(keyHash: string): Promise<ResolvedKey | null> {
+    return new Promise((resolve, reject) => {
+      const deadline = Date.now() + (this.opts.resolveTimeoutMs ?? 3_000);
+      this.client.ResolveKey!({ key_hash: keyHash }, this.metadata, { deadline }, (err: grpc.ServiceError | null, res: WireResolveKeyResponse) => {
+        if (err) {
+          if (err.code === grpc.status.UNAUTHENTICATED) return reject(new Error('control plane refused the worker token'));
+          this.mark(false);
+          return reject(new ControlPlaneUnavailable(err.details || err.message));
+        }
+        this.mark(true);
+        resolve(keyFromWire(res));
+      });
+    });
+  }
+
+  open(handlers: { onAck(ack: ReportAck): void; onClose(error?: unknown): void }): ReportStream {
+    const call = this.client.Report!(this.metadata) as grpc.ClientDuplexStream<UsageBatch, ReportAck>;
+    let closed = false;
+    const close = (error?: unknown) => {
+      if (closed) return;
+      closed = true;
+      handlers.onClose(error);
+    };
+    call.on('data', (ack: ReportAck) => {
+      this.mark(true);
+      handlers.onAck(ack);
+    });
+    call.on('error', (err: grpc.ServiceError) => {
+      if (err.code === grpc.status.UNAVAILABLE) this.mark(false);
+      close(err);
+    });
+    call.on('end', () => close());
+    return {
+      write: (batch) => {
+        if (!closed) call.write(batch);
+      },
+      end: () => {
+        closed = true;
+        call.end();
+      },
+    };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

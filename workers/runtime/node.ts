@@ -1,0 +1,49 @@
+// Node runtime adapter: an http server in front of the web-standard handler.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
+import { sendWebResponse, toWebRequest } from '../../src/platform/node-http.ts';
+import { assembleWorker, type AssembledWorker, type WorkerSettings } from './assemble.ts';
+import { createNodeUpstream } from './upstream-node.ts';
+
+export interface NodeWorker extends AssembledWorker {
+  server: Server;
+  port: number;
+  url: string;
+}
+
+export async function startNodeWorker(settings: WorkerSettings, host: string, port: number): Promise<NodeWorker> {
+  const upstream = createNodeUpstream({ trustedHosts: trustedHostSet(settings.trustedCustomHosts) });
+  const worker = assembleWorker(settings, upstream.fetch);
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const origin = `http://${req.headers.host ?? 'localhost'}`;
+    worker.handler(toWebRequest(req, res, origin)).then(
+      (response) => sendWebResponse(res, response),
+      (err: unknown) => {
+        worker.logger.error('unhandled worker error', { err: String(err) });
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Internal error', type: 'server_error', param: null, code: 'internal_error' } }));
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  worker.logger.info('worker listening', { host, port: actualPort });
+  return {
+    ...worker,
+    server,
+    port: actualPort,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await worker.close();
+      await upstream.close();
+    },
+  };
+}
