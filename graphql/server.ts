@@ -2,6 +2,7 @@ import { execute, GraphQLError, parse, validate, type DocumentNode, type Executi
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../src/domain/errors.ts';
+import type { Logger } from '../src/domain/logger.ts';
 import { buildContext } from './context.ts';
 import { schema } from './schema.ts';
 
@@ -29,7 +30,7 @@ export interface GraphQLApi {
   run(document: string, variables: Record<string, unknown>, request: Request, ip: string | null): Promise<ExecutionResult>;
 }
 
-export function createGraphQL(orm: MikroORM): GraphQLApi {
+export function createGraphQL(orm: MikroORM, logger: Logger): GraphQLApi {
   const yoga = createYoga<ServerContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -42,7 +43,15 @@ export function createGraphQL(orm: MikroORM): GraphQLApi {
         throw toGraphQLError(err);
       }
     },
-    maskedErrors: { maskError: (err) => toGraphQLError(err) },
+    // Expected errors (AppError) are answers, not incidents; anything else is logged once here.
+    logging: false,
+    maskedErrors: {
+      maskError: (err) => {
+        const masked = toGraphQLError(err);
+        if (masked.extensions.code === 'internal_error') logger.error('GraphQL operation failed', { err: String((err as GraphQLError).originalError ?? err) });
+        return masked;
+      },
+    },
   });
 
   const parsed = new Map<string, DocumentNode>();
@@ -56,6 +65,9 @@ export function createGraphQL(orm: MikroORM): GraphQLApi {
     }
     const contextValue = await buildContext(orm, request, ip);
     const result = await execute({ schema, document: doc, variableValues: variables, contextValue });
+    for (const e of result.errors ?? []) {
+      if (e.originalError && !(e.originalError instanceof AppError)) logger.error('GraphQL operation failed', { err: String(e.originalError) });
+    }
     return result;
   }
 

@@ -28,7 +28,7 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<RunningControlPlane> {
   const { orm, logger } = opts;
-  const graphql = createGraphQL(orm);
+  const graphql = createGraphQL(orm, logger);
   const rest = createRestRouter(graphql.run, logger);
 
   async function health(): Promise<Response> {
