@@ -4,10 +4,11 @@ import { resolve } from 'node:path';
 import { generateApiKeySecret } from '../domain/api-key-secret.ts';
 import { createLogger } from '../domain/logger.ts';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.ts';
-import { loadEmbeddedEnv, parseHostList, type EmbeddedEnv } from '../platform/env.ts';
+import { loadEmbeddedEnv, loadWorkerEnv, type EmbeddedEnv } from '../platform/env.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
 import { bootstrap } from '../services/bootstrap/bootstrap.ts';
 import { startNodeWorker } from '../../workers/runtime/node.ts';
+import { workerSettingsFromEnv } from '../../workers/runtime/settings.ts';
 import { startControlPlane } from './control-plane-app.ts';
 import { exitOnConfigError, onShutdown } from './shutdown.ts';
 
@@ -26,19 +27,16 @@ const boot = await bootstrap(orm, { adminKey: env.GATEWAY_ADMIN_KEY });
 
 const workerToken = generateApiKeySecret(48); // in-process only: never leaves this machine
 const cp = await startControlPlane({ orm, host: env.HOST, httpPort: env.CONTROL_PLANE_PORT, grpcPort: env.GRPC_PORT, workerToken, logger });
+// The in-process worker takes the same settings, with the same defaults, as `npm run worker`.
 const worker = await startNodeWorker(
-  {
-    controlPlaneTarget: `${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${cp.grpcPort}`,
-    workerToken,
-    trustedCustomHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
-    keyCacheTtlMs: 60_000,
-    negativeKeyCacheTtlMs: 5_000,
-    maxStaleMs: 86_400_000,
-    usageBatchSize: 200,
-    usageFlushIntervalMs: 200,
-    usageBufferMax: 100_000,
-    logLevel: env.LOG_LEVEL,
-  },
+  workerSettingsFromEnv(
+    loadWorkerEnv({
+      CONTROL_PLANE_GRPC_URL: `${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${cp.grpcPort}`,
+      WORKER_TOKEN: workerToken,
+      TRUSTED_CUSTOM_HOSTS: env.TRUSTED_CUSTOM_HOSTS,
+      LOG_LEVEL: env.LOG_LEVEL,
+    }),
+  ),
   env.HOST,
   env.WORKER_PORT,
 );

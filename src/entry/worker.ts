@@ -1,7 +1,7 @@
 // Production entry: `npm run worker` (CONTROL_PLANE_GRPC_URL, WORKER_TOKEN, ...).
 import { loadWorkerEnv, type WorkerEnv } from '../platform/env.ts';
 import { startNodeWorker } from '../../workers/runtime/node.ts';
-import { workerSettingsFromEnv } from './worker-settings.ts';
+import { workerSettingsFromEnv } from '../../workers/runtime/settings.ts';
 import { exitOnConfigError, onShutdown } from './shutdown.ts';
 
 let env: WorkerEnv;

@@ -32,7 +32,7 @@ const controlPlane = z.object({
 
 const worker = z.object({
   ...common,
-  CONTROL_PLANE_GRPC_URL: z.string().regex(/^[^\s:/]+:\d{1,5}$|^https?:\/\/[^\s]+$/, 'must be host:port'),
+  CONTROL_PLANE_GRPC_URL: z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port'),
   WORKER_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   WORKER_PORT: port(8787),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),

@@ -23,7 +23,7 @@ describe('bootstrap on an empty database', () => {
     expect(await sql('select count(*)::int n from organisation')).toEqual([{ n: 1 }]);
     expect(await sql("select slug, is_default from workspace")).toEqual([{ slug: 'ws-default', is_default: true }]);
     expect(await sql("select role from app_user")).toEqual([{ role: 'owner' }]);
-    const [key] = await sql("select type, scopes, key_hash, creation_mode from api_key");
+    const [key] = (await sql("select type, scopes, key_hash, creation_mode from api_key")) as any[];
     expect(key).toMatchObject({ type: 'organisation-service', creation_mode: 'bootstrap', key_hash: await hashApiKey(first.adminKey!) });
     expect(key.scopes).toEqual([...ALL_SCOPES]);
     expect(await sql("select action from audit_event")).toEqual([{ action: 'organisation.bootstrap' }]);
@@ -35,7 +35,7 @@ describe('bootstrap on an empty database', () => {
     const chosen = generateApiKeySecret(44);
     const r = await bootstrap(db.orm, { adminKey: chosen });
     expect(r.adminKey).toBe(chosen);
-    const [row] = await db.orm.em.getConnection().execute('select key_hash from api_key');
+    const [row] = (await db.orm.em.getConnection().execute("select key_hash from api_key")) as any[];
     expect(row.key_hash).toBe(await hashApiKey(chosen));
   });
 

@@ -5,7 +5,7 @@ declare const Deno: any;
 
 import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
 import { loadWorkerEnv, type WorkerEnv } from '../../src/platform/env.ts';
-import { workerSettingsFromEnv } from '../../src/entry/worker-settings.ts';
+import { workerSettingsFromEnv } from './settings.ts';
 import { assembleWorker, type AssembledWorker, type WorkerSettings } from './assemble.ts';
 import { createDenoUpstream } from './upstream-deno.ts';
 

@@ -1,5 +1,5 @@
-import { parseHostList, type WorkerEnv } from '../platform/env.ts';
-import type { WorkerSettings } from '../../workers/runtime/assemble.ts';
+import { parseHostList, type WorkerEnv } from '../../src/platform/env.ts';
+import type { WorkerSettings } from './assemble.ts';
 
 export function workerSettingsFromEnv(env: WorkerEnv): WorkerSettings {
   return {
