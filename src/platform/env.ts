@@ -22,7 +22,6 @@ const common = {
 const controlPlane = z.object({
   ...common,
   DATABASE_URL: url(['postgres:', 'postgresql:']),
-  REDIS_URL: url(['redis:', 'rediss:']).optional(),
   WORKER_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   CONTROL_PLANE_PORT: port(8080),
   GRPC_PORT: port(50051),

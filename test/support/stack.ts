@@ -5,7 +5,7 @@ import { startControlPlane, type RunningControlPlane } from '../../src/entry/con
 import { bootstrap } from '../../src/services/bootstrap/bootstrap.ts';
 import type { WorkerSettings } from '../../workers/runtime/assemble.ts';
 import { startNodeWorker, type NodeWorker } from '../../workers/runtime/node.ts';
-import { createTestDatabase, type TestDatabase } from './db.ts';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './db.ts';
 
 export const TEST_WORKER_TOKEN = 'test-worker-token-0123456789abcdef';
 
@@ -34,6 +34,8 @@ export function workerSettings(grpcPort: number, overrides: Partial<WorkerSettin
     usageFlushIntervalMs: 20,
     usageBufferMax: 10_000,
     logLevel: 'error',
+    redisUrl: TEST_REDIS_URL,
+    redisKeyPrefix: `gwtest:${grpcPort}:`,
     ...overrides,
   };
 }

@@ -1,6 +1,8 @@
 // Builds one worker from its runtime's parts; shared by the Node and Deno entries.
 import { createLogger, type Logger, type LogLevel } from '../../src/domain/logger.ts';
 import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
+import { MemoryStore, type SharedStore } from '../../src/domain/store.ts';
+import { RedisStore } from '../../src/platform/redis-store.ts';
 import type { UpstreamFetch } from '../contracts.ts';
 import { createGatewayHandler, type FetchHandler, type WorkerHealth } from '../handler.ts';
 import { KeyCache } from '../sync/key-cache.ts';
@@ -19,19 +21,29 @@ export interface WorkerSettings {
   usageFlushIntervalMs: number;
   usageBufferMax: number;
   logLevel: LogLevel;
+  /** Shared store; without it the worker uses the in-process store (embedded default). */
+  redisUrl?: string | undefined;
+  redisKeyPrefix?: string | undefined;
 }
 
 export interface AssembledWorker {
   handler: FetchHandler;
   controlPlane: GrpcControlPlane;
   reporter: UsageReporter;
+  store: SharedStore;
   logger: Logger;
   close(): Promise<void>;
 }
 
 export function assembleWorker(settings: WorkerSettings, upstream: UpstreamFetch, logger = createLogger('worker', settings.logLevel)): AssembledWorker {
   const controlPlane = new GrpcControlPlane({ target: settings.controlPlaneTarget, workerToken: settings.workerToken });
-  const keys = new KeyCache(controlPlane, { ttlMs: settings.keyCacheTtlMs, negativeTtlMs: settings.negativeKeyCacheTtlMs, maxStaleMs: settings.maxStaleMs });
+  const store: SharedStore = settings.redisUrl ? new RedisStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix }) : new MemoryStore();
+  const keys = new KeyCache(controlPlane, {
+    ttlMs: settings.keyCacheTtlMs,
+    negativeTtlMs: settings.negativeKeyCacheTtlMs,
+    maxStaleMs: settings.maxStaleMs,
+    shared: store,
+  });
   const reporter = new UsageReporter(
     controlPlane,
     { batchSize: settings.usageBatchSize, flushIntervalMs: settings.usageFlushIntervalMs, maxBuffered: settings.usageBufferMax },
@@ -42,11 +54,13 @@ export function assembleWorker(settings: WorkerSettings, upstream: UpstreamFetch
   const health = (): WorkerHealth => {
     const usage = reporter.snapshot();
     const reachable = controlPlane.state.reachable && usage.connected;
+    const storeReachable = store instanceof RedisStore ? store.reachable : true;
     return {
-      status: reachable ? 'ok' : 'degraded',
+      status: reachable && storeReachable ? 'ok' : 'degraded',
       started_at: startedAt,
       control_plane: { reachable, since: new Date(controlPlane.state.since).toISOString() },
       key_cache: { entries: keys.size },
+      store: { kind: store.kind, reachable: storeReachable },
       usage: { queued: usage.queued, awaiting_ack: usage.awaitingAck, acknowledged: usage.acknowledged, dropped: usage.dropped },
     };
   };
@@ -62,10 +76,12 @@ export function assembleWorker(settings: WorkerSettings, upstream: UpstreamFetch
     handler,
     controlPlane,
     reporter,
+    store,
     logger,
     async close() {
       await reporter.close(5_000);
       controlPlane.close();
+      await store.close();
     },
   };
 }

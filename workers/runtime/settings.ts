@@ -13,5 +13,6 @@ export function workerSettingsFromEnv(env: WorkerEnv): WorkerSettings {
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     usageBufferMax: env.USAGE_BUFFER_MAX,
     logLevel: env.LOG_LEVEL,
+    redisUrl: env.REDIS_URL,
   };
 }

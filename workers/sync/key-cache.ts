@@ -1,4 +1,5 @@
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
+import type { SharedStore } from '../../src/domain/store.ts';
 import { ControlPlaneUnavailable, type ControlPlaneLink } from '../contracts.ts';
 
 export interface KeyCacheOptions {
@@ -9,7 +10,11 @@ export interface KeyCacheOptions {
   maxStaleMs: number;
   maxEntries?: number;
   now?: () => number;
+  /** Shares negative answers between workers, so each bad key costs the control plane one lookup fleet-wide. */
+  shared?: SharedStore;
 }
+
+const NEGATIVE_PREFIX = 'keyneg:';
 
 interface Entry {
   key: ResolvedKey | null;
@@ -48,8 +53,7 @@ export class KeyCache {
   private refresh(keyHash: string, stale: Entry | undefined): Promise<ResolvedKey | null> {
     let p = this.inflight.get(keyHash);
     if (p) return p;
-    p = this.link
-      .resolveKey(keyHash)
+    p = this.lookup(keyHash)
       .then(
         (key) => {
           const now = this.now();
@@ -65,6 +69,14 @@ export class KeyCache {
       .finally(() => this.inflight.delete(keyHash));
     this.inflight.set(keyHash, p);
     return p;
+  }
+
+  private async lookup(keyHash: string): Promise<ResolvedKey | null> {
+    const shared = this.opts.shared;
+    if (shared && (await shared.get(NEGATIVE_PREFIX + keyHash).catch(() => null)) !== null) return null;
+    const key = await this.link.resolveKey(keyHash);
+    if (!key && shared) await shared.set(NEGATIVE_PREFIX + keyHash, '1', this.opts.negativeTtlMs).catch(() => {});
+    return key;
   }
 
   private store(keyHash: string, entry: Entry): void {

@@ -73,3 +73,24 @@ describe('KeyCache', () => {
     expect(f.calls).toEqual(['a', 'b', 'c', 'a']);
   });
 });
+
+describe('KeyCache with a shared store', () => {
+  it('lets workers share negative answers, so a bad key reaches the control plane once', async () => {
+    const { MemoryStore } = await import('../../../src/domain/store.ts');
+    const shared = new MemoryStore();
+    const f = fakeLink({});
+    const a = new KeyCache(f.link, { ttlMs: 1000, negativeTtlMs: 60_000, maxStaleMs: 0, shared });
+    const b = new KeyCache(f.link, { ttlMs: 1000, negativeTtlMs: 60_000, maxStaleMs: 0, shared });
+    expect(await a.get('bad')).toBeNull();
+    expect(await b.get('bad')).toBeNull();
+    expect(f.calls).toEqual(['bad']);
+  });
+
+  it('still answers when the shared store fails', async () => {
+    const broken = { kind: 'redis' as const, get: async () => { throw new Error('down'); }, set: async () => { throw new Error('down'); }, del: async () => {}, close: async () => {} };
+    const f = fakeLink({ h: key('k') });
+    const c = new KeyCache(f.link, { ttlMs: 1000, negativeTtlMs: 10, maxStaleMs: 0, shared: broken });
+    expect(await c.get('h')).toMatchObject({ id: 'k' });
+    expect(await c.get('nope')).toBeNull();
+  });
+});
