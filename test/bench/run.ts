@@ -5,7 +5,7 @@
 //
 // Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default
 // 1,32), BENCH_WORKER_IN_CONTROL_PLANE=1 (worker shares the control plane's process),
-// BENCH_CPU_PROF=1 (V8 CPU profiles of the bare proxy and the worker, written to test/bench/out/).
+// BENCH_CPU_PROF=1 (V8 CPU profiles of the bare proxy, worker and control plane, in test/bench/out/).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -20,28 +20,26 @@ interface UsageStats {
   dropped: number;
 }
 
-function intList(name: string, fallback: string, max: number): number[] {
+function intList(name: string, fallback: string, min: number, max: number): number[] {
   const list = (process.env[name] ?? fallback).split(',').map((s) => Number(s.trim()));
-  if (!list.length || list.some((n) => !Number.isInteger(n) || n < 0 || n > max)) throw new Error(`${name} must be integers in 0..${max}`);
+  if (list.some((n) => !Number.isInteger(n) || n < min || n > max)) throw new Error(`${name} must be integers in ${min}..${max}`);
   return list;
 }
 
-const [seconds = 10] = intList('BENCH_DURATION', '10', 300);
-const [warmupSeconds = 2] = intList('BENCH_WARMUP', '2', 60);
-const connectionCounts = intList('BENCH_CONNECTIONS', '1,32', 1024).filter((c) => c > 0);
+const [seconds = 10] = intList('BENCH_DURATION', '10', 1, 300);
+const [warmupSeconds = 2] = intList('BENCH_WARMUP', '2', 0, 60);
+const connectionCounts = intList('BENCH_CONNECTIONS', '1,32', 1, 1024);
 const workerInControlPlane = process.env.BENCH_WORKER_IN_CONTROL_PLANE === '1';
-
+const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
+const profiled = new Set(process.env.BENCH_CPU_PROF === '1' ? ['bare proxy', 'worker', 'control plane'] : []);
 
 const loadAverage = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 
 const children: Child<unknown>[] = [];
 async function stopAll(): Promise<void> {
   // Worker first, so its last usage batches reach the control plane; then the rest.
-  for (const child of children.reverse()) await child.stop().catch(() => {});
+  for (const child of [...children].reverse()) await child.stop().catch(() => {});
 }
-
-const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-const profiled = new Set(process.env.BENCH_CPU_PROF === '1' ? ['bare proxy', 'worker', 'control plane'] : []);
 
 async function start<R>(name: string, file: string, env?: Record<string, string>): Promise<Child<R>> {
   const nodeArgs = profiled.has(name) ? ['--cpu-prof', `--cpu-prof-dir=${OUT_DIR}`] : [];
