@@ -25,5 +25,30 @@ export interface ReportChannel {
   open(handlers: { onAck(ack: ReportAck): void; onClose(error?: unknown): void }): ReportStream;
 }
 
-/** fetch() to providers; the Node runtime backs it with undici over kept-alive connections. */
-export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+export interface UpstreamRequest {
+  method: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: string | Uint8Array | null;
+  signal?: AbortSignal;
+}
+
+/** A provider's answer; the body is read once, whole or as a stream. */
+export interface UpstreamResponse {
+  status: number;
+  /** Lower-case names, as the provider sent them. */
+  headers: Record<string, string | string[] | undefined>;
+  bytes(): Promise<Uint8Array>;
+  stream(): ReadableStream<Uint8Array>;
+  /** Drops an unread body (frees the connection). */
+  discard(): void;
+}
+
+/**
+ * Calls a provider. The Node runtime backs it with undici's request() over kept-alive
+ * connections (no fetch spec layer on the hot path); Deno with its fetch.
+ */
+export type UpstreamFetch = (url: string, request: UpstreamRequest) => Promise<UpstreamResponse>;
+
+/** Hex SHA-256 of an API key; runtimes pass their fastest implementation. */
+export type KeyHasher = (raw: string) => string | Promise<string>;

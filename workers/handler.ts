@@ -3,7 +3,7 @@ import type { Logger } from '../src/domain/logger.ts';
 import type { TrustedHosts } from '../src/domain/net/custom-host.ts';
 import { DATA_PLANE_SCOPE } from '../src/domain/scopes.ts';
 import type { UsageRecord } from '../src/domain/usage-record.ts';
-import type { UpstreamFetch } from './contracts.ts';
+import type { KeyHasher, UpstreamFetch } from './contracts.ts';
 import { chatCompletions } from './endpoints/chat-completions.ts';
 import { authenticate } from './pipeline/authenticate.ts';
 import { readGatewayHeaders } from './pipeline/gateway-headers.ts';
@@ -18,6 +18,7 @@ export interface WorkerHealth {
 
 export interface WorkerDeps {
   keys: KeyCache;
+  hashKey: KeyHasher;
   upstream: UpstreamFetch;
   usage: { push(record: UsageRecord): void };
   trustedHosts: TrustedHosts;
@@ -41,7 +42,7 @@ export function createGatewayHandler(deps: WorkerDeps): FetchHandler {
     state.metadata = headers.metadata;
     const traceHeader = { 'x-gateway-trace-id': state.traceId };
     try {
-      state.key = await authenticate(headers.apiKey, deps.keys, DATA_PLANE_SCOPE, Date.now());
+      state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
       if (state.key.defaults.metadata) state.metadata = { ...state.key.defaults.metadata, ...state.metadata };
       const route = resolveRoute(headers, deps.trustedHosts);
       state.provider = route.provider.name;

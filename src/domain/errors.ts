@@ -1,3 +1,5 @@
+import { bufferedResponse } from './http/buffered-response.ts';
+
 // One error type for the whole system: REST and the data plane answer it as an
 // OpenAI-style body, GraphQL exposes it through the errors plugin with the same code.
 
@@ -59,7 +61,7 @@ export function toAppError(err: unknown): AppError {
 }
 
 export function errorResponse(err: AppError, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(err.toBody()), {
+  return bufferedResponse(JSON.stringify(err.toBody()), {
     status: err.status,
     headers: { 'content-type': 'application/json', ...headers },
   });

@@ -1,31 +1,147 @@
-// Node http <-> web-standard Request/Response, shared by the control plane and the worker's Node runtime.
+// Node http <-> web-standard Request/Response, shared by the control plane and the worker's
+// Node runtime. Building a real undici Request per call costs more than the proxying itself,
+// so requests are lightweight stand-ins that are Requests to every caller (same prototype,
+// same members) and only materialise the real thing if a member we do not serve is used.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { bufferedBody } from '../domain/http/buffered-response.ts';
+
+const DELEGATED = ['cache', 'credentials', 'destination', 'integrity', 'mode', 'redirect', 'referrer', 'referrerPolicy', 'keepalive', 'duplex'] as const;
+
+class NodeRequest {
+  private real: Request | undefined;
+  private headersCache: Headers | undefined;
+  private controller: AbortController | undefined;
+  private consumed = false;
+
+  constructor(private readonly req: IncomingMessage, private readonly res: ServerResponse, private readonly origin: string) {}
+
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+
+  get url(): string {
+    return this.origin + (this.req.url ?? '/');
+  }
+
+  get headers(): Headers {
+    if (!this.headersCache) {
+      const h = new Headers();
+      const raw = this.req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) h.append(raw[i]!, raw[i + 1]!);
+      this.headersCache = h;
+    }
+    return this.headersCache;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const c = new AbortController();
+      // The caller went away before the answer was complete: abort upstream work.
+      this.res.once('close', () => {
+        if (!this.res.writableFinished) c.abort();
+      });
+      this.controller = c;
+    }
+    return this.controller.signal;
+  }
+
+  get bodyUsed(): boolean {
+    return this.consumed || (this.real?.bodyUsed ?? false);
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.materialise().body;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const buf = await this.readAll();
+    return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return new Uint8Array(await this.readAll());
+  }
+
+  async text(): Promise<string> {
+    return (await this.readAll()).toString('utf8');
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  formData(): Promise<FormData> {
+    return this.materialise().formData();
+  }
+
+  blob(): Promise<Blob> {
+    return this.materialise().blob();
+  }
+
+  clone(): Request {
+    return this.materialise().clone();
+  }
+
+  private hasBody(): boolean {
+    return this.method !== 'GET' && this.method !== 'HEAD';
+  }
+
+  private async readAll(): Promise<Buffer> {
+    if (this.real) return Buffer.from(await this.real.arrayBuffer());
+    if (this.consumed) throw new TypeError('Body is unusable: Body has already been read');
+    this.consumed = true;
+    if (!this.hasBody()) return Buffer.alloc(0);
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.req) chunks.push(chunk as Buffer);
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  }
+
+  materialise(): Request {
+    if (!this.real) {
+      if (this.consumed) throw new TypeError('Body is unusable: Body has already been read');
+      const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers, signal: this.signal };
+      if (this.hasBody()) {
+        init.body = Readable.toWeb(this.req) as ReadableStream<Uint8Array>;
+        init.duplex = 'half';
+      }
+      this.real = new Request(this.url, init);
+    }
+    return this.real;
+  }
+}
+
+for (const name of DELEGATED) {
+  Object.defineProperty(NodeRequest.prototype, name, {
+    get(this: NodeRequest) {
+      return (this.materialise() as unknown as Record<string, unknown>)[name];
+    },
+  });
+}
+Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
 
 export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const controller = new AbortController();
-  // The caller went away before the answer was complete: abort upstream work.
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
+  return new NodeRequest(req, res, origin) as unknown as Request;
+}
+
+function nodeHeaders(response: Response): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = name === 'set-cookie' ? response.headers.getSetCookie() : value;
   });
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers, signal: controller.signal };
-  if (hasBody) {
-    init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
-    init.duplex = 'half';
-  }
-  return new Request(origin + (req.url ?? '/'), init);
+  return headers;
 }
 
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name === 'set-cookie') headers[name] = response.headers.getSetCookie();
-    else headers[name] = value;
-  });
+  const headers = nodeHeaders(response);
+  const buffered = bufferedBody(response);
+  if (buffered !== undefined) {
+    // The whole body is in memory: one write, with its length.
+    headers['content-length'] = String(typeof buffered === 'string' ? Buffer.byteLength(buffered) : buffered.byteLength);
+    res.writeHead(response.status, headers);
+    res.end(buffered);
+    return;
+  }
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();

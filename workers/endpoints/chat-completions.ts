@@ -1,5 +1,7 @@
 import { AppError, invalidParameter } from '../../src/domain/errors.ts';
-import type { UpstreamFetch } from '../contracts.ts';
+import { bufferedResponse } from '../../src/domain/http/buffered-response.ts';
+import { afterResponse } from '../pipeline/after-response.ts';
+import type { UpstreamFetch, UpstreamResponse } from '../contracts.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
 import type { Route } from '../pipeline/resolve-route.ts';
 import { SseUsageTap } from '../pipeline/sse-usage-tap.ts';
@@ -40,7 +42,7 @@ export async function chatCompletions(request: Request, state: RequestState, rou
   state.model = parsed.body.model as string;
   state.isStream = parsed.body.stream === true;
 
-  let res: Response;
+  let res: UpstreamResponse;
   try {
     res = await upstream(`${route.baseUrl}/chat/completions`, {
       method: 'POST',
@@ -56,12 +58,13 @@ export async function chatCompletions(request: Request, state: RequestState, rou
   state.status = res.status;
   const headers = responseHeadersFrom(res.headers, { 'x-gateway-trace-id': state.traceId, 'x-gateway-provider': route.provider.name });
 
-  const isSse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
-  if (!isSse || !res.body) {
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    if (!res.ok) state.errorCode = `upstream_${res.status}`;
+  const contentType = res.headers['content-type'];
+  const isSse = typeof contentType === 'string' && contentType.includes('text/event-stream');
+  if (!isSse) {
+    const bytes = await res.bytes();
+    if (res.status >= 400) state.errorCode = `upstream_${res.status}`;
     // Usage is read after the answer is handed back, so it never delays the caller.
-    setTimeout(() => {
+    afterResponse(() => {
       try {
         const json = JSON.parse(new TextDecoder().decode(bytes)) as { usage?: unknown };
         state.tokens = tokensFromUsage(json.usage) ?? state.tokens;
@@ -69,12 +72,12 @@ export async function chatCompletions(request: Request, state: RequestState, rou
         /* a non-JSON body has no usage */
       }
       finish(state);
-    }, 0);
-    return new Response(bytes, { status: res.status, headers });
+    });
+    return bufferedResponse(bytes, { status: res.status, headers });
   }
 
   const tap = new SseUsageTap({ hideUsageChunk: parsed.injectedUsage });
-  const reader = res.body.getReader();
+  const reader = res.stream().getReader();
   let done = false;
   const complete = (errorCode = '') => {
     if (done) return;

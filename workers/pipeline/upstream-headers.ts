@@ -2,11 +2,12 @@
 // or back to the caller.
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authenticate', 'proxy-authorization']);
-// fetch() has already decoded the body, so its length and encoding no longer hold.
-const DROP_FROM_RESPONSE = new Set([...HOP_BY_HOP, 'content-encoding', 'content-length']);
+// The answer is re-framed by our server: its own length and transfer framing apply.
+const DROP_FROM_RESPONSE = new Set([...HOP_BY_HOP, 'content-length']);
 
 export function requestHeadersFor(incoming: Headers, allowed: readonly string[], auth: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = { 'content-type': 'application/json', accept: incoming.get('accept') ?? 'application/json' };
+  // identity: bodies are read for usage, and relayed as they are.
+  const out: Record<string, string> = { 'content-type': 'application/json', accept: incoming.get('accept') ?? 'application/json', 'accept-encoding': 'identity' };
   for (const name of allowed) {
     const v = incoming.get(name);
     if (v !== null) out[name] = v;
@@ -14,11 +15,14 @@ export function requestHeadersFor(incoming: Headers, allowed: readonly string[],
   return Object.assign(out, auth);
 }
 
-export function responseHeadersFrom(upstream: Headers, extra: Record<string, string>): Headers {
+export function responseHeadersFrom(upstream: Record<string, string | string[] | undefined>, extra: Record<string, string>): Headers {
   const out = new Headers();
-  upstream.forEach((value, name) => {
-    if (!DROP_FROM_RESPONSE.has(name)) out.append(name, value);
-  });
-  for (const [k, v] of Object.entries(extra)) out.set(k, v);
+  for (const name in upstream) {
+    const value = upstream[name];
+    if (value === undefined || DROP_FROM_RESPONSE.has(name)) continue;
+    if (Array.isArray(value)) for (const v of value) out.append(name, v);
+    else out.append(name, value);
+  }
+  for (const k in extra) out.set(k, extra[k]!);
   return out;
 }

@@ -3,7 +3,8 @@ import { createLogger, type Logger, type LogLevel } from '../../src/domain/logge
 import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
 import { MemoryStore, type SharedStore } from '../../src/domain/store.ts';
 import { RedisStore } from '../../src/platform/redis-store.ts';
-import type { UpstreamFetch } from '../contracts.ts';
+import { hashApiKey } from '../../src/domain/api-key-secret.ts';
+import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
 import { createGatewayHandler, type FetchHandler, type WorkerHealth } from '../handler.ts';
 import { KeyCache } from '../sync/key-cache.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
@@ -35,7 +36,12 @@ export interface AssembledWorker {
   close(): Promise<void>;
 }
 
-export function assembleWorker(settings: WorkerSettings, upstream: UpstreamFetch, logger = createLogger('worker', settings.logLevel)): AssembledWorker {
+export function assembleWorker(
+  settings: WorkerSettings,
+  upstream: UpstreamFetch,
+  hashKey: KeyHasher = hashApiKey,
+  logger = createLogger('worker', settings.logLevel),
+): AssembledWorker {
   const controlPlane = new GrpcControlPlane({ target: settings.controlPlaneTarget, workerToken: settings.workerToken });
   const store: SharedStore = settings.redisUrl ? new RedisStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix }) : new MemoryStore();
   const keys = new KeyCache(controlPlane, {
@@ -66,6 +72,7 @@ export function assembleWorker(settings: WorkerSettings, upstream: UpstreamFetch
   };
   const handler = createGatewayHandler({
     keys,
+    hashKey,
     upstream,
     usage: reporter,
     trustedHosts: trustedHostSet(settings.trustedCustomHosts),

@@ -1,4 +1,5 @@
 // Node runtime adapter: an http server in front of the web-standard handler.
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
@@ -14,7 +15,8 @@ export interface NodeWorker extends AssembledWorker {
 
 export async function startNodeWorker(settings: WorkerSettings, host: string, port: number): Promise<NodeWorker> {
   const upstream = createNodeUpstream({ trustedHosts: trustedHostSet(settings.trustedCustomHosts) });
-  const worker = assembleWorker(settings, upstream.fetch);
+  // Synchronous SHA-256: no thread-pool round trip per request.
+  const worker = assembleWorker(settings, upstream.fetch, (raw) => createHash('sha256').update(raw).digest('hex'));
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const origin = `http://${req.headers.host ?? 'localhost'}`;
     worker.handler(toWebRequest(req, res, origin)).then(

@@ -45,9 +45,20 @@ export async function guardUrl(url: URL, trusted: TrustedHosts, resolve: NonNull
 
 export function createDenoUpstream(opts: DenoUpstreamOptions): { fetch: UpstreamFetch; close(): Promise<void> } {
   const resolve = opts.resolveDns ?? ((hostname: string, type: 'A' | 'AAAA') => Deno.resolveDns(hostname, type) as Promise<string[]>);
-  const fetch: UpstreamFetch = async (url, init) => {
+  const fetch: UpstreamFetch = async (url, req) => {
     await guardUrl(new URL(url), opts.trustedHosts, resolve);
-    return globalThis.fetch(url, init);
+    const res = await globalThis.fetch(url, { method: req.method, headers: req.headers, body: req.body, signal: req.signal });
+    const headers: Record<string, string | string[]> = {};
+    res.headers.forEach((value: string, name: string) => {
+      headers[name] = value;
+    });
+    return {
+      status: res.status,
+      headers,
+      bytes: async () => new Uint8Array(await res.arrayBuffer()),
+      stream: () => res.body ?? new ReadableStream({ start: (c) => c.close() }),
+      discard: () => void res.body?.cancel().catch(() => {}),
+    };
   };
   return { fetch, close: async () => {} };
 }

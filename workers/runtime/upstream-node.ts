@@ -1,10 +1,12 @@
-// Upstream HTTP for the Node runtime: undici over kept-alive connections, with a DNS guard so
-// a host name that resolves to a private address is refused at connect time (no rebinding).
+// Upstream HTTP for the Node runtime: undici's request() over kept-alive connections, with a
+// DNS guard so a host name that resolves to a private address is refused at connect time
+// (no rebinding window).
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Readable } from 'node:stream';
+import { Agent, request } from 'undici';
 import { isBlockedAddress } from '../../src/domain/net/ip-address.ts';
 import type { TrustedHosts } from '../../src/domain/net/custom-host.ts';
-import type { UpstreamFetch } from '../contracts.ts';
+import type { UpstreamFetch, UpstreamResponse } from '../contracts.ts';
 
 export interface NodeUpstreamOptions {
   trustedHosts: TrustedHosts;
@@ -37,6 +39,25 @@ export function createNodeUpstream(opts: NodeUpstreamOptions): { fetch: Upstream
     keepAliveMaxTimeout: 600_000,
     connect: { lookup: guardedLookup(opts.trustedHosts) as never },
   });
-  const fetch: UpstreamFetch = (url, init) => undiciFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>;
+  const fetch: UpstreamFetch = async (url, req) => {
+    const res = await request(url, {
+      method: req.method as 'POST',
+      headers: req.headers,
+      body: req.body,
+      signal: req.signal,
+      dispatcher: agent,
+    });
+    const body = res.body;
+    const answer: UpstreamResponse = {
+      status: res.statusCode,
+      headers: res.headers,
+      bytes: async () => new Uint8Array(await body.arrayBuffer()),
+      stream: () => Readable.toWeb(body) as ReadableStream<Uint8Array>,
+      discard: () => {
+        body.destroy();
+      },
+    };
+    return answer;
+  };
   return { fetch, close: () => agent.close() };
 }
