@@ -61,8 +61,5 @@ export function toAppError(err: unknown): AppError {
 }
 
 export function errorResponse(err: AppError, headers?: Record<string, string>): Response {
-  return bufferedResponse(JSON.stringify(err.toBody()), {
-    status: err.status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+  return bufferedResponse(JSON.stringify(err.toBody()), err.status, { 'content-type': 'application/json', ...headers });
 }

@@ -4,7 +4,7 @@
 // same members) and only materialise the real thing if a member we do not serve is used.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { bufferedBody } from '../domain/http/buffered-response.ts';
+import { bufferedParts, setBufferedResponseFactory, toHeaders, type BufferedParts } from '../domain/http/buffered-response.ts';
 
 const DELEGATED = ['cache', 'credentials', 'destination', 'integrity', 'mode', 'redirect', 'referrer', 'referrerPolicy', 'keepalive', 'duplex'] as const;
 
@@ -120,6 +120,42 @@ for (const name of DELEGATED) {
 }
 Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
 
+/** A buffered answer that becomes a real Response only if someone reads it as one. */
+class NodeBufferedResponse {
+  private real: Response | undefined;
+  constructor(private readonly parts: BufferedParts) {}
+  get status(): number {
+    return this.parts.status;
+  }
+  get ok(): boolean {
+    return this.parts.status >= 200 && this.parts.status < 300;
+  }
+  get bodyUsed(): boolean {
+    return this.real?.bodyUsed ?? false;
+  }
+  materialise(): Response {
+    this.real ??= new Response(this.parts.body as BodyInit, { status: this.parts.status, headers: toHeaders(this.parts.headers) });
+    return this.real;
+  }
+}
+for (const name of ['headers', 'body', 'statusText', 'type', 'url', 'redirected'] as const) {
+  Object.defineProperty(NodeBufferedResponse.prototype, name, {
+    get(this: NodeBufferedResponse) {
+      return (this.materialise() as unknown as Record<string, unknown>)[name];
+    },
+  });
+}
+for (const name of ['text', 'json', 'arrayBuffer', 'blob', 'formData', 'clone', 'bytes'] as const) {
+  Object.defineProperty(NodeBufferedResponse.prototype, name, {
+    value(this: NodeBufferedResponse) {
+      const real = this.materialise() as unknown as Record<string, () => unknown>;
+      return real[name]!.call(real);
+    },
+  });
+}
+Object.setPrototypeOf(NodeBufferedResponse.prototype, Response.prototype);
+setBufferedResponseFactory((parts) => new NodeBufferedResponse(parts) as unknown as Response);
+
 export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
   return new NodeRequest(req, res, origin) as unknown as Request;
 }
@@ -133,16 +169,15 @@ function nodeHeaders(response: Response): Record<string, string | string[]> {
 }
 
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
-  const headers = nodeHeaders(response);
-  const buffered = bufferedBody(response);
+  const buffered = bufferedParts(response);
   if (buffered !== undefined) {
     // The whole body is in memory: one write, with its length.
-    headers['content-length'] = String(typeof buffered === 'string' ? Buffer.byteLength(buffered) : buffered.byteLength);
-    res.writeHead(response.status, headers);
-    res.end(buffered);
+    const body = buffered.body;
+    res.writeHead(buffered.status, { ...buffered.headers, 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength) });
+    res.end(body);
     return;
   }
-  res.writeHead(response.status, headers);
+  res.writeHead(response.status, nodeHeaders(response));
   if (!response.body) {
     res.end();
     return;

@@ -1,5 +1,5 @@
 import { AppError, invalidParameter } from '../../src/domain/errors.ts';
-import { bufferedResponse } from '../../src/domain/http/buffered-response.ts';
+import { bufferedResponse, toHeaders } from '../../src/domain/http/buffered-response.ts';
 import { afterResponse } from '../pipeline/after-response.ts';
 import type { UpstreamFetch, UpstreamResponse } from '../contracts.ts';
 import type { RequestState } from '../pipeline/request-state.ts';
@@ -73,7 +73,7 @@ export async function chatCompletions(request: Request, state: RequestState, rou
       }
       finish(state);
     });
-    return bufferedResponse(bytes, { status: res.status, headers });
+    return bufferedResponse(bytes, res.status, headers);
   }
 
   const tap = new SseUsageTap({ hideUsageChunk: parsed.injectedUsage });
@@ -114,5 +114,5 @@ export async function chatCompletions(request: Request, state: RequestState, rou
       return reader.cancel(reason);
     },
   });
-  return new Response(stream, { status: res.status, headers });
+  return new Response(stream, { status: res.status, headers: toHeaders(headers) });
 }

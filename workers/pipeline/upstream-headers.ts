@@ -1,3 +1,5 @@
+import type { HeaderRecord } from '../../src/domain/http/buffered-response.ts';
+
 // Header hygiene in both directions: nothing of the gateway's own or hop-by-hop leaks upstream
 // or back to the caller.
 
@@ -15,14 +17,12 @@ export function requestHeadersFor(incoming: Headers, allowed: readonly string[],
   return Object.assign(out, auth);
 }
 
-export function responseHeadersFrom(upstream: Record<string, string | string[] | undefined>, extra: Record<string, string>): Headers {
-  const out = new Headers();
+export function responseHeadersFrom(upstream: Record<string, string | string[] | undefined>, extra: Record<string, string>): HeaderRecord {
+  const out: HeaderRecord = {};
   for (const name in upstream) {
     const value = upstream[name];
-    if (value === undefined || DROP_FROM_RESPONSE.has(name)) continue;
-    if (Array.isArray(value)) for (const v of value) out.append(name, v);
-    else out.append(name, value);
+    if (value !== undefined && !DROP_FROM_RESPONSE.has(name)) out[name] = value;
   }
-  for (const k in extra) out.set(k, extra[k]!);
+  for (const k in extra) out[k] = extra[k]!;
   return out;
 }
