@@ -8,6 +8,61 @@ import { bufferedParts, setBufferedResponseFactory, toHeaders, type BufferedPart
 
 const DELEGATED = ['cache', 'credentials', 'destination', 'integrity', 'mode', 'redirect', 'referrer', 'referrerPolicy', 'keepalive', 'duplex'] as const;
 
+/**
+ * Request headers read straight from Node's parsed header object (already lower-cased and
+ * validated by the HTTP parser); a real Headers is built only if someone changes them.
+ */
+class NodeHeaders {
+  private real: Headers | undefined;
+  constructor(private readonly req: IncomingMessage) {}
+  private materialise(): Headers {
+    if (!this.real) {
+      const h = new Headers();
+      const raw = this.req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) h.append(raw[i]!, raw[i + 1]!);
+      this.real = h;
+    }
+    return this.real;
+  }
+  get(name: string): string | null {
+    if (this.real) return this.real.get(name);
+    const v = this.req.headers[name.toLowerCase()];
+    if (v === undefined) return null;
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+  has(name: string): boolean {
+    return this.real ? this.real.has(name) : this.req.headers[name.toLowerCase()] !== undefined;
+  }
+  getSetCookie(): string[] {
+    return this.materialise().getSetCookie();
+  }
+  set(name: string, value: string): void {
+    this.materialise().set(name, value);
+  }
+  append(name: string, value: string): void {
+    this.materialise().append(name, value);
+  }
+  delete(name: string): void {
+    this.materialise().delete(name);
+  }
+  forEach(cb: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.materialise().forEach(cb, thisArg);
+  }
+  entries() {
+    return this.materialise().entries();
+  }
+  keys() {
+    return this.materialise().keys();
+  }
+  values() {
+    return this.materialise().values();
+  }
+  [Symbol.iterator]() {
+    return this.materialise()[Symbol.iterator]();
+  }
+}
+Object.setPrototypeOf(NodeHeaders.prototype, Headers.prototype);
+
 class NodeRequest {
   private real: Request | undefined;
   private headersCache: Headers | undefined;
@@ -25,12 +80,7 @@ class NodeRequest {
   }
 
   get headers(): Headers {
-    if (!this.headersCache) {
-      const h = new Headers();
-      const raw = this.req.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) h.append(raw[i]!, raw[i + 1]!);
-      this.headersCache = h;
-    }
+    this.headersCache ??= new NodeHeaders(this.req) as unknown as Headers;
     return this.headersCache;
   }
 
@@ -92,15 +142,23 @@ class NodeRequest {
     if (this.consumed) throw new TypeError('Body is unusable: Body has already been read');
     this.consumed = true;
     if (!this.hasBody()) return Buffer.alloc(0);
-    const chunks: Buffer[] = [];
-    for await (const chunk of this.req) chunks.push(chunk as Buffer);
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const req = this.req;
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      req.once('error', reject);
+      req.once('aborted', () => reject(new Error('request aborted')));
+    });
   }
 
   materialise(): Request {
     if (!this.real) {
       if (this.consumed) throw new TypeError('Body is unusable: Body has already been read');
-      const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers, signal: this.signal };
+      const headers = new Headers();
+      const raw = this.req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+      const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers, signal: this.signal };
       if (this.hasBody()) {
         init.body = Readable.toWeb(this.req) as ReadableStream<Uint8Array>;
         init.duplex = 'half';
