@@ -12,6 +12,7 @@ export interface GraphQLContext {
 /** Authenticates the caller; throws the 401 AppError when the key is missing or bad. */
 export async function buildContext(orm: MikroORM, request: Request, ip: string | null): Promise<GraphQLContext> {
   const em = orm.em.fork();
+  const url = new URL(request.url);
   const actor = await authenticate(em, request.headers);
   return {
     em,
@@ -20,6 +21,8 @@ export async function buildContext(orm: MikroORM, request: Request, ip: string |
       ip,
       userAgent: request.headers.get('user-agent'),
       requestId: request.headers.get('x-request-id') ?? crypto.randomUUID(),
+      method: request.method,
+      uri: url.pathname + url.search,
     },
   };
 }

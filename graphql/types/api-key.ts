@@ -1,6 +1,7 @@
 import type { ApiKeyView } from '../../src/services/api-keys/api-key-view.ts';
 import { createApiKey, type CreatedApiKey } from '../../src/services/api-keys/create-api-key.ts';
-import { getApiKey, listApiKeys, type Page } from '../../src/services/api-keys/read-api-keys.ts';
+import { getApiKey, listApiKeys } from '../../src/services/api-keys/read-api-keys.ts';
+import type { Page } from '../../src/services/paging.ts';
 import { builder } from '../builder.ts';
 
 // Field names follow the REST shapes (control-plane-schemas 2.1) so the REST adapters pass

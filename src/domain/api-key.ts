@@ -1,6 +1,6 @@
 // Shared API key vocabulary: the control plane stores keys, workers see them resolved.
 
-export const API_KEY_TYPES = ['organisation-service', 'workspace-service', 'workspace-user'] as const;
+export const API_KEY_TYPES = ['organisation-service', 'organisation-user', 'workspace-service', 'workspace-user'] as const;
 export type ApiKeyType = (typeof API_KEY_TYPES)[number];
 export type ApiKeyStatus = 'active' | 'exhausted' | 'revoked';
 
@@ -45,7 +45,10 @@ export interface ResolvedKey {
   version: number;
 }
 
-export function keyTypeFor(level: 'organisation' | 'workspace', subType: 'user' | 'service'): ApiKeyType | null {
-  if (level === 'organisation') return subType === 'service' ? 'organisation-service' : null;
-  return subType === 'service' ? 'workspace-service' : 'workspace-user';
+export function keyTypeFor(level: 'organisation' | 'workspace', subType: 'user' | 'service'): ApiKeyType {
+  return `${level}-${subType}`;
 }
+
+/** Organisation keys reach every workspace; workspace keys one. */
+export const isOrganisationLevel = (t: ApiKeyType): boolean => t === 'organisation-service' || t === 'organisation-user';
+export const isUserKey = (t: ApiKeyType): boolean => t === 'organisation-user' || t === 'workspace-user';

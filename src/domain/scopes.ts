@@ -8,7 +8,11 @@ const crud = (resource: string, extra: string[] = []): string[] =>
 export const ORGANISATION_SCOPES: readonly string[] = [
   ...crud('organisation_users'),
   ...crud('organisation_service_api_keys'),
+  ...crud('organisation_user_api_keys'),
   ...crud('workspaces'),
+  // "Manage users and permissions" is organisation-only (spec, Authentication 3).
+  ...crud('workspace_users'),
+  ...crud('invites'),
   'organisations.read',
   'organisation_settings.read',
   'organisation_settings.update',
@@ -23,7 +27,6 @@ export const ORGANISATION_SCOPES: readonly string[] = [
 export const WORKSPACE_SCOPES: readonly string[] = [
   ...crud('workspace_service_api_keys'),
   ...crud('workspace_user_api_keys'),
-  ...crud('workspace_users'),
   'logs.export',
   'logs.list',
   'logs.view',
@@ -46,6 +49,12 @@ export const WORKSPACE_SCOPES: readonly string[] = [
 ];
 
 export const ALL_SCOPES: readonly string[] = [...ORGANISATION_SCOPES, ...WORKSPACE_SCOPES];
+
+/** Operations only a workspace key may do ("Create or update feedback": Admin key no, Workspace key yes). */
+export const WORKSPACE_ONLY_SCOPES: readonly string[] = ['feedback.create', 'feedback.update'];
+
+/** What an organisation-level key may hold: everything but the workspace-only operations. */
+export const ORGANISATION_KEY_SCOPES: readonly string[] = ALL_SCOPES.filter((s) => !WORKSPACE_ONLY_SCOPES.includes(s));
 const KNOWN = new Set(ALL_SCOPES);
 const WORKSPACE_SET = new Set(WORKSPACE_SCOPES);
 

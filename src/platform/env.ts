@@ -36,7 +36,8 @@ const worker = z.object({
   WORKER_PORT: port(8787),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   TRUSTED_CUSTOM_HOSTS: z.string().default(''),
-  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  // Revocation reaches workers within this bound until the Watch stream pushes it (issue 5).
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   NEGATIVE_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   STALE_BOUND_MS: z.coerce.number().int().min(0).default(86_400_000),
   USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(1).default(200),

@@ -1,4 +1,4 @@
-import { invalidParameter, errorResponse } from '../domain/errors.ts';
+import { intParam } from './query-params.ts';
 import { ERROR_FIELDS, fieldOrError, json, stripTypename } from './graphql-result.ts';
 import { readJsonBody } from './read-body.ts';
 import type { RestContext, RestRoute } from './types.ts';
@@ -29,13 +29,6 @@ async function create(ctx: RestContext, type: string | null): Promise<Response> 
   const result = await ctx.run(CREATE, { type, sub_type: ctx.params.subType, input: body.value }, ctx.request, ctx.ip);
   const out = fieldOrError<Record<string, unknown>>(result, 'createApiKey');
   return out.ok ? json(stripTypename(out.value)) : out.response;
-}
-
-function intParam(q: URLSearchParams, name: string): number | undefined | Response {
-  const raw = q.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (!/^\d+$/.test(raw)) return errorResponse(invalidParameter(name, `${name} must be a non-negative integer`));
-  return Number(raw);
 }
 
 async function list(ctx: RestContext): Promise<Response> {

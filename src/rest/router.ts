@@ -1,6 +1,9 @@
 import { AppError, errorResponse, toAppError } from '../domain/errors.ts';
 import type { Logger } from '../domain/logger.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { auditLogRoutes } from './audit-logs.ts';
+import { userRoutes } from './users.ts';
+import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
 
 interface CompiledRoute {
@@ -9,7 +12,7 @@ interface CompiledRoute {
   handler: RestHandler;
 }
 
-const ROUTES: RestRoute[] = [...apiKeyRoutes];
+const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...auditLogRoutes];
 
 function compile(routes: RestRoute[]): CompiledRoute[] {
   return routes.map((r) => ({ method: r.method, segments: r.path.split('/').filter(Boolean), handler: r.handler }));

@@ -81,7 +81,7 @@ describe('POST /v2/api-keys/{sub-type} and /v1/api-keys/{type}/{sub-type}', () =
     expect((await post('/v2/api-keys/service', '[1]')).status).toBe(400);
     expect((await post('/v2/api-keys/robot', { name: 'x', scopes: [] })).body.error.param).toBe('sub-type');
     expect((await post('/v1/api-keys/galaxy/service', { name: 'x', scopes: [] })).body.error.param).toBe('type');
-    expect((await post('/v1/api-keys/organisation/user', { name: 'x', scopes: [] })).body.error.param).toBe('sub-type');
+    expect((await post('/v1/api-keys/organisation/user', { name: 'x', scopes: [] })).body.error.param).toBe('user_id');
   });
 
   it('answers 401 without a key or with a wrong one', async () => {

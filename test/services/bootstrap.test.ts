@@ -1,6 +1,6 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { generateApiKeySecret, hashApiKey } from '../../src/domain/api-key-secret.ts';
-import { ALL_SCOPES } from '../../src/domain/scopes.ts';
+import { ORGANISATION_KEY_SCOPES } from '../../src/domain/scopes.ts';
 import { migrate, openOrm } from '../../src/persistence/orm.ts';
 import { bootstrap } from '../../src/services/bootstrap/bootstrap.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -25,7 +25,7 @@ describe('bootstrap on an empty database', () => {
     expect(await sql("select role from app_user")).toEqual([{ role: 'owner' }]);
     const [key] = (await sql("select type, scopes, key_hash, creation_mode from api_key")) as any[];
     expect(key).toMatchObject({ type: 'organisation-service', creation_mode: 'bootstrap', key_hash: await hashApiKey(first.adminKey!) });
-    expect(key.scopes).toEqual([...ALL_SCOPES]);
+    expect(key.scopes).toEqual([...ORGANISATION_KEY_SCOPES]);
     expect(await sql("select action from audit_event")).toEqual([{ action: 'organisation.bootstrap' }]);
   });
 

@@ -22,6 +22,10 @@ export const ApiKeySchema = defineEntity({
     /** Hex SHA-256 of the secret; the secret itself is never stored. */
     keyHash: p.string().unique(),
     keyMask: p.string(),
+    /** The secret before the last rotation, valid until previousKeyExpiresAt and never after. */
+    previousKeyHash: p.string().nullable(),
+    previousKeyExpiresAt: p.datetime().nullable(),
+    lastRotatedAt: p.datetime().nullable(),
     status: p.enum(['active', 'exhausted', 'revoked']).default('active'),
     scopes: p.json<string[]>(),
     rateLimits: p.json<RateLimit[]>().nullable(),

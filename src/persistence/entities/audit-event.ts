@@ -9,6 +9,11 @@ export const AuditEventSchema = defineEntity({
     workspaceId: p.uuid().nullable(),
     actorType: p.enum(['api_key', 'user', 'system']),
     actorId: p.string().nullable(),
+    /** The person behind the action, when the credential belongs to one. */
+    userId: p.uuid().nullable(),
+    method: p.string().nullable(),
+    uri: p.string().nullable(),
+    responseStatusCode: p.integer().default(200),
     action: p.string(),
     targetType: p.string(),
     targetId: p.string().nullable(),

@@ -3,7 +3,9 @@ import { AuditEventSchema } from './audit-event.ts';
 import { OrganisationSchema } from './organisation.ts';
 import { RequestLogSchema } from './request-log.ts';
 import { UserSchema } from './user.ts';
+import { InviteSchema } from './invite.ts';
+import { WorkspaceMemberSchema } from './workspace-member.ts';
 import { WorkspaceSchema } from './workspace.ts';
 
-export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema];
-export { ApiKeySchema, AuditEventSchema, OrganisationSchema, RequestLogSchema, UserSchema, WorkspaceSchema };
+export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema];
+export { ApiKeySchema, AuditEventSchema, InviteSchema, OrganisationSchema, RequestLogSchema, UserSchema, WorkspaceMemberSchema, WorkspaceSchema };

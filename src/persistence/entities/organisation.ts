@@ -7,6 +7,7 @@ export const OrganisationSchema = defineEntity({
     id: p.uuid().primary(),
     name: p.string(),
     slug: p.string().unique(),
+    settings: p.json<Record<string, unknown>>().default('{}' as never),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),

@@ -1,6 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-export const ORGANISATION_ROLES = ['owner', 'admin', 'member'] as const;
+import { ORGANISATION_ROLES } from '../../domain/roles.ts';
 
 export const UserSchema = defineEntity({
   name: 'User',

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { keyTypeFor } from '../../domain/api-key.ts';
+import { isOrganisationLevel, isUserKey, keyTypeFor } from '../../domain/api-key.ts';
 import { createApiKeySchema } from '../../domain/api-key-input.ts';
 import { AppError, forbidden, invalidParameter } from '../../domain/errors.ts';
-import { isKnownScope, isWorkspaceScope, scopesBeyond } from '../../domain/scopes.ts';
+import { roleCeiling } from '../../domain/roles.ts';
+import { isKnownScope, isWorkspaceScope, scopesBeyond, WORKSPACE_ONLY_SCOPES } from '../../domain/scopes.ts';
 import { parseWith } from '../../domain/validation.ts';
-import { UserSchema } from '../../persistence/entities/index.ts';
+import { UserSchema, WorkspaceMemberSchema } from '../../persistence/entities/index.ts';
 import { isOrganisationKey, type Actor, type RequestMeta } from '../auth/actor.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { findWorkspace } from '../workspaces/find-workspace.ts';
@@ -33,7 +34,6 @@ export async function createApiKey(em: EntityManager, actor: Actor, meta: Reques
   const level = (args.level as 'organisation' | 'workspace' | null | undefined) ??
     (input.workspace_id || !isOrganisationKey(actor) ? 'workspace' : 'organisation');
   const type = keyTypeFor(level, args.subType);
-  if (!type) throw invalidParameter('sub-type', 'organisation keys are service keys; user keys belong to a workspace');
 
   if (input.organisation_id && input.organisation_id !== actor.organisationId) {
     throw forbidden('organisation_id does not match the organisation of the API key.');
@@ -49,12 +49,24 @@ export async function createApiKey(em: EntityManager, actor: Actor, meta: Reques
   }
   assertMayManage(actor, 'create', type, workspaceId);
 
+  // A user key's scopes may not exceed what its user's roles allow (spec, Authentication 5).
   let userId: string | null = null;
-  if (type === 'workspace-user') {
+  let userCeiling: readonly string[] | null = null;
+  if (isUserKey(type)) {
     if (!input.user_id) throw invalidParameter('user_id', 'user_id is required for user keys');
     const user = await em.findOne(UserSchema, { id: input.user_id, organisationId: actor.organisationId });
     if (!user) throw invalidParameter('user_id', `Unknown user: ${input.user_id}`);
+    if (type === 'organisation-user' && user.role === 'member') {
+      throw invalidParameter('user_id', 'Organisation user keys are for organisation owners and admins');
+    }
+    let workspaceRole = null;
+    if (workspaceId) {
+      const membership = await em.findOne(WorkspaceMemberSchema, { workspaceId, userId: user.id });
+      if (!membership && user.role === 'member') throw invalidParameter('user_id', 'The user is not a member of the workspace');
+      workspaceRole = membership?.role ?? null;
+    }
     userId = user.id;
+    userCeiling = roleCeiling(user.role, workspaceRole);
   } else if (input.user_id) {
     throw invalidParameter('user_id', 'user_id is only accepted for user keys');
   }
@@ -62,10 +74,15 @@ export async function createApiKey(em: EntityManager, actor: Actor, meta: Reques
   input.scopes.forEach((s, i) => {
     if (!isKnownScope(s)) throw invalidParameter(`scopes[${i}]`, `Unknown scope: ${s}`);
     if (level === 'workspace' && !isWorkspaceScope(s)) throw invalidParameter(`scopes[${i}]`, `${s} is an organisation scope and cannot be given to a workspace key`);
+    if (isOrganisationLevel(type) && WORKSPACE_ONLY_SCOPES.includes(s)) throw invalidParameter(`scopes[${i}]`, `${s} is for workspace keys only`);
   });
   const beyond = scopesBeyond(input.scopes, actor.scopes);
   if (beyond.length) {
     throw new AppError(403, 'permission_error', 'scope_exceeds_creator', `Cannot grant scopes the creating key does not hold: ${beyond.join(', ')}`, 'scopes');
+  }
+  const beyondRole = userCeiling ? scopesBeyond(input.scopes, userCeiling) : [];
+  if (beyondRole.length) {
+    throw new AppError(403, 'permission_error', 'scope_exceeds_role', `The user's role does not allow: ${beyondRole.join(', ')}`, 'scopes');
   }
 
   const scopes = [...new Set(input.scopes)];

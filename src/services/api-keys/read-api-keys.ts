@@ -2,34 +2,24 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, invalidParameter, notFound } from '../../domain/errors.ts';
 import { ApiKeySchema } from '../../persistence/entities/index.ts';
 import { isOrganisationKey, type Actor } from '../auth/actor.ts';
+import { page, pageWindow, type Page, type PageArgs } from '../paging.ts';
 import { findWorkspace } from '../workspaces/find-workspace.ts';
 import { toApiKeyView, type ApiKeyView } from './api-key-view.ts';
 import { assertMayManage, listableTypes } from './permissions.ts';
 
-export interface Page<T> {
-  object: 'list';
-  total: number;
-  data: T[];
-}
-
-export interface ListApiKeysArgs {
-  currentPage?: number | null;
-  pageSize?: number | null;
+export interface ListApiKeysArgs extends PageArgs {
   workspaceId?: string | null;
 }
 
-const MAX_PAGE_SIZE = 1000;
-
 export async function listApiKeys(em: EntityManager, actor: Actor, args: ListApiKeysArgs): Promise<Page<ApiKeyView>> {
-  const page = args.currentPage ?? 0;
-  const size = args.pageSize ?? 100;
-  if (!Number.isInteger(page) || page < 0) throw invalidParameter('current_page', 'current_page must be an integer ≥ 0');
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw invalidParameter('page_size', `page_size must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  const window = pageWindow(args);
   const types = listableTypes(actor);
   if (!types.length) throw forbidden('The API key lacks a permission to list API keys.', 'missing_scope');
 
   const where: Record<string, unknown> = { organisationId: actor.organisationId, deletedAt: null, type: { $in: types } };
   if (!isOrganisationKey(actor)) where.workspaceId = actor.workspaceId;
+  // A person sees service keys and their own user keys, never another user's (spec, Authentication 5).
+  if (actor.userId) where.$or = [{ userId: null }, { userId: actor.userId }];
   if (args.workspaceId) {
     const ws = await findWorkspace(em, actor.organisationId, args.workspaceId);
     if (!ws || (!isOrganisationKey(actor) && ws.id !== actor.workspaceId)) throw invalidParameter('workspace_id', `Unknown workspace: ${args.workspaceId}`);
@@ -37,10 +27,9 @@ export async function listApiKeys(em: EntityManager, actor: Actor, args: ListApi
   }
   const [rows, total] = await em.findAndCount(ApiKeySchema, where, {
     orderBy: { createdAt: 'desc', id: 'asc' },
-    limit: size,
-    offset: page * size,
+    ...window,
   });
-  return { object: 'list', total, data: rows.map(toApiKeyView) };
+  return page(rows.map(toApiKeyView), total);
 }
 
 export async function getApiKey(em: EntityManager, actor: Actor, id: string): Promise<ApiKeyView> {
@@ -48,6 +37,7 @@ export async function getApiKey(em: EntityManager, actor: Actor, id: string): Pr
   const key = await em.findOne(ApiKeySchema, { id, organisationId: actor.organisationId, deletedAt: null });
   if (!key) throw notFound('API key', 'id');
   if (!isOrganisationKey(actor) && key.workspaceId !== actor.workspaceId) throw notFound('API key', 'id');
+  if (actor.userId && key.userId && key.userId !== actor.userId) throw notFound('API key', 'id');
   assertMayManage(actor, 'read', key.type, key.workspaceId ?? null);
   return toApiKeyView(key);
 }

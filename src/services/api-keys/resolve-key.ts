@@ -1,44 +1,33 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ApiKeyDefaults, ApiKeyStatus, ApiKeyType, RateLimit, ResolvedKey, UsageLimits } from '../../domain/api-key.ts';
+import type { ResolvedKey } from '../../domain/api-key.ts';
+import { actorForKey, findKeyByHash } from '../auth/authenticate.ts';
 
-interface Row {
-  id: string;
-  organisation_id: string;
-  workspace_id: string | null;
-  user_id: string | null;
-  type: ApiKeyType;
-  status: ApiKeyStatus;
-  scopes: string[];
-  expires_at: Date | null;
-  rate_limits: RateLimit[] | null;
-  usage_limits: UsageLimits | null;
-  defaults: ApiKeyDefaults | null;
-  revision: string;
-}
-
-/** What a worker needs to admit a request with this key (gRPC ResolveKey). Deleted keys are unknown. */
+/**
+ * What a worker needs to admit a request with this key (gRPC ResolveKey): effective scopes
+ * (bounded by the user's role for user keys) and, for a rotated-out secret, when it stops
+ * working. Deleted keys are unknown.
+ */
 export async function resolveKeyByHash(em: EntityManager, keyHash: string): Promise<ResolvedKey | null> {
   if (!/^[0-9a-f]{64}$/.test(keyHash)) return null;
-  // One indexed read including the trigger-maintained revision, which the ORM does not hydrate.
-  const [k] = await em.getConnection().execute<Row[]>(
-    `select id, organisation_id, workspace_id, user_id, type, status, scopes, expires_at, rate_limits,
-            usage_limits, defaults, revision
-       from api_key where key_hash = ? and deleted_at is null`,
-    [keyHash],
-  );
+  const k = await findKeyByHash(em, keyHash);
   if (!k) return null;
+  const actor = await actorForKey(em, k);
+  // `revision` is trigger-maintained and not hydrated by the ORM.
+  const [row] = await em.getConnection().execute<{ revision: string }[]>('select revision from api_key where id = ?', [k.id]);
+  const isPrevious = k.keyHash !== keyHash;
+  const expiries = [k.expiresAt?.getTime() ?? null, isPrevious ? (k.previousKeyExpiresAt?.getTime() ?? null) : null].filter((v): v is number => v !== null);
   return {
     id: k.id,
-    organisationId: k.organisation_id,
-    workspaceId: k.workspace_id,
-    userId: k.user_id,
+    organisationId: k.organisationId,
+    workspaceId: k.workspaceId ?? null,
+    userId: k.userId ?? null,
     type: k.type,
     status: k.status,
-    scopes: k.scopes,
-    expiresAt: k.expires_at ? new Date(k.expires_at).getTime() : null,
-    rateLimits: k.rate_limits ?? [],
-    usageLimits: k.usage_limits,
+    scopes: actor.scopes,
+    expiresAt: expiries.length ? Math.min(...expiries) : null,
+    rateLimits: k.rateLimits ?? [],
+    usageLimits: k.usageLimits ?? null,
     defaults: k.defaults ?? {},
-    version: Number(k.revision),
+    version: Number(row?.revision ?? 0),
   };
 }

@@ -1,4 +1,5 @@
-import type { ApiKeyType } from '../../domain/api-key.ts';
+import { isOrganisationLevel, type ApiKeyType } from '../../domain/api-key.ts';
+import type { OrganisationRole, WorkspaceRole } from '../../domain/roles.ts';
 
 /** Who is calling the control plane, and from where (recorded in the audit log). */
 export interface Actor {
@@ -6,8 +7,13 @@ export interface Actor {
   keyId: string;
   keyType: ApiKeyType;
   organisationId: string;
+  /** The one workspace a workspace key reaches; null for organisation keys. */
   workspaceId: string | null;
+  /** The person a user key belongs to. */
   userId: string | null;
+  orgRole: OrganisationRole | null;
+  workspaceRole: WorkspaceRole | null;
+  /** Effective scopes: the key's, bounded by its user's role for user keys. */
   scopes: string[];
 }
 
@@ -15,6 +21,8 @@ export interface RequestMeta {
   ip: string | null;
   userAgent: string | null;
   requestId: string;
+  method?: string | null;
+  uri?: string | null;
 }
 
-export const isOrganisationKey = (a: Actor): boolean => a.keyType === 'organisation-service';
+export const isOrganisationKey = (a: Actor): boolean => isOrganisationLevel(a.keyType);

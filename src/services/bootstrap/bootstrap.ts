@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ALL_SCOPES } from '../../domain/scopes.ts';
+import { ORGANISATION_KEY_SCOPES } from '../../domain/scopes.ts';
 import { OrganisationSchema, UserSchema, WorkspaceSchema } from '../../persistence/entities/index.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { issueKey } from '../api-keys/issue-key.ts';
@@ -59,7 +59,7 @@ export async function bootstrap(orm: MikroORM, opts: BootstrapOptions = {}): Pro
         type: 'organisation-service',
         name: 'Admin API key',
         description: 'Created at first start',
-        scopes: [...ALL_SCOPES],
+        scopes: [...ORGANISATION_KEY_SCOPES],
         rateLimits: null,
         usageLimits: null,
         defaults: null,

@@ -1,0 +1,3 @@
+import type { RestRoute } from './types.ts';
+
+export const auditLogRoutes: RestRoute[] = [];
