@@ -14,8 +14,11 @@ interface CompiledRoute {
 
 const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...auditLogRoutes];
 
+/** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {
-  return routes.map((r) => ({ method: r.method, segments: r.path.split('/').filter(Boolean), handler: r.handler }));
+  const compiled = routes.map((r) => ({ method: r.method, segments: r.path.split('/').filter(Boolean), handler: r.handler }));
+  const params = (r: CompiledRoute) => r.segments.filter((s) => s.startsWith(':')).length;
+  return compiled.sort((a, b) => params(a) - params(b));
 }
 
 function match(route: CompiledRoute, parts: string[]): Record<string, string> | null {
