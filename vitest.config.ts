@@ -11,6 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     exclude: ['node_modules/**', 'test/bench/**'],
     // Files are isolated (own database, own ports), so they run in parallel.
     pool: 'forks',
