@@ -1,28 +1,55 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { AppError } from '../src/domain/errors.ts';
 import type { Actor, RequestMeta } from '../src/services/auth/actor.ts';
 import { authenticate } from '../src/services/auth/authenticate.ts';
 
 export interface GraphQLContext {
   /** Forked per request: no identity map is shared between requests. */
   em: EntityManager;
-  actor: Actor;
+  /** The authenticated caller; reading it without valid credentials throws the 401. */
+  readonly actor: Actor;
   meta: RequestMeta;
+  /** Public base URL of the control plane, for links it hands out (PUBLIC_CONTROL_PLANE_URL). */
+  publicUrl: string | null;
 }
 
-/** Authenticates the caller; throws the 401 AppError when the key is missing or bad. */
-export async function buildContext(orm: MikroORM, request: Request, ip: string | null): Promise<GraphQLContext> {
+// Query parameters that may carry credentials never reach the audit log.
+const SECRET_PARAM = /token|key|secret|password/i;
+
+function auditUri(url: URL): string {
+  const kept = [...url.searchParams].filter(([k]) => !SECRET_PARAM.test(k));
+  return kept.length ? `${url.pathname}?${new URLSearchParams(kept)}` : url.pathname;
+}
+
+/**
+ * Every operation but the public ones (accepting an invite: its token is the credential)
+ * needs a valid API key; authentication runs here once and a missing or bad key surfaces as
+ * the 401 of the first resolver that reads `actor`.
+ */
+export async function buildContext(orm: MikroORM, request: Request, ip: string | null, publicUrl: string | null = null): Promise<GraphQLContext> {
   const em = orm.em.fork();
   const url = new URL(request.url);
-  const actor = await authenticate(em, request.headers);
+  let actor: Actor | null = null;
+  let authError: AppError | null = null;
+  try {
+    actor = await authenticate(em, request.headers);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status !== 401) throw err;
+    authError = err;
+  }
   return {
     em,
-    actor,
+    get actor(): Actor {
+      if (!actor) throw authError!;
+      return actor;
+    },
     meta: {
       ip,
       userAgent: request.headers.get('user-agent'),
       requestId: request.headers.get('x-request-id') ?? crypto.randomUUID(),
       method: request.method,
-      uri: url.pathname + url.search,
+      uri: auditUri(url),
     },
+    publicUrl,
   };
 }
