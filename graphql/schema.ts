@@ -3,6 +3,11 @@ import './types/scalars.ts';
 import './types/error.ts';
 import './types/api-key.ts';
 import './types/me.ts';
+import './types/workspace.ts';
+import './types/workspace-member.ts';
+import './types/organisation.ts';
 import './types/audit-log.ts';
+import './types/user.ts';
+import './types/invite.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

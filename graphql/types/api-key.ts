@@ -1,6 +1,10 @@
 import type { ApiKeyView } from '../../src/services/api-keys/api-key-view.ts';
 import { createApiKey, type CreatedApiKey } from '../../src/services/api-keys/create-api-key.ts';
+import type { CurrentUsage } from '../../src/services/api-keys/current-usage.ts';
+import { deleteApiKey, type DeletedApiKey } from '../../src/services/api-keys/delete-api-key.ts';
 import { getApiKey, listApiKeys } from '../../src/services/api-keys/read-api-keys.ts';
+import { rotateApiKey, type RotatedApiKey } from '../../src/services/api-keys/rotate-api-key.ts';
+import { updateApiKey } from '../../src/services/api-keys/update-api-key.ts';
 import type { Page } from '../../src/services/paging.ts';
 import { builder } from '../builder.ts';
 
@@ -9,6 +13,19 @@ import { builder } from '../builder.ts';
 
 const RateLimitRef = builder.objectRef<{ type: string; unit: string; value: number }>('RateLimit').implement({
   fields: (t) => ({ type: t.exposeString('type'), unit: t.exposeString('unit'), value: t.exposeInt('value') }),
+});
+
+const CurrentUsageRef = builder.objectRef<CurrentUsage>('ApiKeyCurrentUsage').implement({
+  description: 'Usage against the key\'s usage limit since the last reset (from the request log).',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'cost | tokens' }),
+    used: t.exposeFloat('used'),
+    limit: t.exposeFloat('limit', { nullable: true }),
+    fraction: t.exposeFloat('fraction', { nullable: true, description: 'used / limit as a decimal (0.125 = 12.5 %); may exceed 1' }),
+    reset_at: t.expose('reset_at', { type: 'DateTime', nullable: true, description: 'start of the counted window; null: since the key was created' }),
+    next_reset_at: t.expose('next_reset_at', { type: 'DateTime', nullable: true }),
+    cost_tracking: t.exposeString('cost_tracking', { description: 'available | unavailable (cost needs the pricing catalogue)' }),
+  }),
 });
 
 export const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
@@ -28,11 +45,17 @@ export const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
     creation_mode: t.exposeString('creation_mode'),
     rate_limits: t.field({ type: [RateLimitRef], resolve: (k) => k.rate_limits as { type: string; unit: string; value: number }[] }),
     usage_limits: t.expose('usage_limits', { type: 'JSON', nullable: true }),
+    reset_usage: t.exposeFloat('reset_usage', { description: 'usage cleared by the last reset_usage (0 when never reset)' }),
+    last_reset_at: t.expose('last_reset_at', { type: 'DateTime', nullable: true }),
+    current_usage: t.field({ type: CurrentUsageRef, nullable: true, resolve: (k) => k.current_usage }),
     scopes: t.exposeStringList('scopes'),
     defaults: t.expose('defaults', { type: 'JSON', nullable: true }),
     alert_emails: t.exposeStringList('alert_emails'),
     expires_at: t.expose('expires_at', { type: 'DateTime', nullable: true }),
     rotation_policy: t.expose('rotation_policy', { type: 'JSON', nullable: true }),
+    last_rotated_at: t.expose('last_rotated_at', { type: 'DateTime', nullable: true }),
+    rotation_due: t.exposeBoolean('rotation_due', { description: 'the scheduled rotation time passed: rotate the key to get its new secret' }),
+    rotation_due_at: t.expose('rotation_due_at', { type: 'DateTime', nullable: true }),
     object: t.exposeString('object'),
   }),
 });
@@ -48,6 +71,19 @@ const ApiKeyPageRef = builder.objectRef<Page<ApiKeyView>>('ApiKeyPage').implemen
 const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').implement({
   description: 'The create answer: the only time the secret is returned.',
   fields: (t) => ({ id: t.exposeID('id'), key: t.exposeString('key'), object: t.exposeString('object') }),
+});
+
+const DeletedApiKeyRef = builder.objectRef<DeletedApiKey>('DeletedApiKey').implement({
+  fields: (t) => ({ id: t.exposeID('id'), object: t.exposeString('object'), deleted: t.exposeBoolean('deleted') }),
+});
+
+const RotatedApiKeyRef = builder.objectRef<RotatedApiKey>('RotatedApiKey').implement({
+  description: 'The rotate answer: the new secret (shown once) and when the previous one stops working.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    key: t.exposeString('key'),
+    key_transition_expires_at: t.expose('key_transition_expires_at', { type: 'DateTime' }),
+  }),
 });
 
 const RateLimitInput = builder.inputType('RateLimitInput', {
@@ -103,6 +139,32 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   }),
 });
 
+const UpdateApiKeyInput = builder.inputType('UpdateApiKeyInput', {
+  description: 'Every field optional; null clears a nullable field. type, user_id, workspace_id and organisation_id are immutable (refused when sent).',
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    rate_limits: t.field({ type: [RateLimitInput] }),
+    usage_limits: t.field({ type: UsageLimitsInput }),
+    reset_usage: t.boolean({ description: 'zero the usage count and re-activate an exhausted key' }),
+    scopes: t.stringList(),
+    defaults: t.field({ type: ApiKeyDefaultsInput }),
+    alert_emails: t.stringList(),
+    expires_at: t.string(),
+    rotation_policy: t.field({ type: RotationPolicyInput }),
+    type: t.string({ description: 'immutable: refused' }),
+    user_id: t.string({ description: 'immutable: refused' }),
+    workspace_id: t.string({ description: 'immutable: refused' }),
+    organisation_id: t.string({ description: 'immutable: refused' }),
+  }),
+});
+
+const RotateApiKeyInput = builder.inputType('RotateApiKeyInput', {
+  fields: (t) => ({
+    key_transition_period_ms: t.float({ description: 'how long the previous secret keeps working; at least 1800000; default: the policy\'s, else 24 h' }),
+  }),
+});
+
 /** Drops keys the caller omitted (GraphQL gives `undefined`), keeping explicit nulls. */
 function plain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plain);
@@ -115,8 +177,14 @@ function plain(value: unknown): unknown {
 builder.queryFields((t) => ({
   apiKeys: t.field({
     type: ApiKeyPageRef,
-    args: { current_page: t.arg.int(), page_size: t.arg.int(), workspace_id: t.arg.string() },
-    resolve: (_, a, ctx) => listApiKeys(ctx.em, ctx.actor, { currentPage: a.current_page, pageSize: a.page_size, workspaceId: a.workspace_id }),
+    args: {
+      current_page: t.arg.int(),
+      page_size: t.arg.int(),
+      workspace_id: t.arg.string(),
+      ids: t.arg.stringList({ description: 'batch lookup: only these keys (uuids), those the caller may see' }),
+    },
+    resolve: (_, a, ctx) =>
+      listApiKeys(ctx.em, ctx.actor, { currentPage: a.current_page, pageSize: a.page_size, workspaceId: a.workspace_id, ids: a.ids ?? null }),
   }),
   apiKey: t.field({
     type: ApiKeyRef,
@@ -135,5 +203,23 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: CreateApiKeyInput, required: true }),
     },
     resolve: (_, a, ctx) => createApiKey(ctx.em, ctx.actor, ctx.meta, { level: a.type, subType: a.sub_type, input: plain(a.input) }),
+  }),
+  updateApiKey: t.field({
+    type: ApiKeyRef,
+    errors: { directResult: true },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateApiKeyInput, required: true }) },
+    resolve: (_, a, ctx) => updateApiKey(ctx.em, ctx.actor, ctx.meta, String(a.id), plain(a.input)),
+  }),
+  deleteApiKey: t.field({
+    type: DeletedApiKeyRef,
+    errors: { directResult: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, a, ctx) => deleteApiKey(ctx.em, ctx.actor, ctx.meta, String(a.id)),
+  }),
+  rotateApiKey: t.field({
+    type: RotatedApiKeyRef,
+    errors: { directResult: true },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: RotateApiKeyInput }) },
+    resolve: (_, a, ctx) => rotateApiKey(ctx.em, ctx.actor, ctx.meta, String(a.id), plain(a.input ?? {})),
   }),
 }));

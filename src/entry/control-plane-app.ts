@@ -8,6 +8,7 @@ import type { Logger } from '../domain/logger.ts';
 import { startGrpcServer, type RunningGrpcServer } from '../grpc/server.ts';
 import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-http.ts';
 import { createRestRouter } from '../rest/router.ts';
+import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
 
 export interface ControlPlaneOptions {
   orm: MikroORM;
@@ -16,6 +17,8 @@ export interface ControlPlaneOptions {
   grpcPort: number;
   workerToken: string;
   logger: Logger;
+  /** Scheduled key rotation pass interval (default 60 s); 0 turns the job off on this replica. */
+  rotationIntervalMs?: number;
 }
 
 export interface RunningControlPlane {
@@ -65,6 +68,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   const httpPort = (server.address() as AddressInfo).port;
   const grpc = await startGrpcServer({ orm, workerToken: opts.workerToken, host: opts.host, port: opts.grpcPort, logger });
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const rotation = opts.rotationIntervalMs === 0 ? null : startRotationScheduler(orm, { intervalMs: opts.rotationIntervalMs, logger });
   logger.info('control plane listening', { http: httpPort, grpc: grpc.port });
   return {
     httpUrl: `http://${host}:${httpPort}`,
@@ -72,6 +76,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     grpcPort: grpc.port,
     grpc,
     async close() {
+      await rotation?.stop();
       await grpc.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -181,3 +181,33 @@ describe('GraphQL', () => {
     expect(r.body.errors[0].extensions.code).toBe('invalid_api_key');
   });
 });
+
+describe('the ApiKey object after create (lifecycle fields)', () => {
+  it('answers every field of the ApiKey object, with rotation and usage state', async () => {
+    const r = await post('/v2/api-keys/service', {
+      name: 'shape', workspace_id: 'ws-default', scopes: ['completions.write'],
+      usage_limits: { credit_limit: 100, type: 'tokens' }, rotation_policy: { rotation_period_days: 3 },
+    });
+    const one = await get(`/v2/api-keys/${r.body.id}`);
+    expect(Object.keys(one.body).sort()).toEqual([
+      'alert_emails', 'created_at', 'creation_mode', 'current_usage', 'defaults', 'description', 'expires_at', 'id', 'key',
+      'last_reset_at', 'last_rotated_at', 'last_updated_at', 'name', 'object', 'organisation_id', 'rate_limits', 'reset_usage',
+      'rotation_due', 'rotation_due_at', 'rotation_policy', 'scopes', 'status', 'type', 'usage_limits', 'user_id', 'workspace_id',
+    ]);
+    expect(one.body).toMatchObject({
+      reset_usage: 0, last_reset_at: null, last_rotated_at: null, rotation_due: false, rotation_due_at: null,
+      current_usage: { type: 'tokens', used: 0, limit: 100, fraction: 0, reset_at: null, next_reset_at: null, cost_tracking: 'available' },
+    });
+    // A period without next_rotation_at gets one computed, so the scheduler knows when.
+    expect(Math.abs(Date.parse(one.body.rotation_policy.next_rotation_at) - (Date.now() + 3 * 86_400_000))).toBeLessThan(60_000);
+    expect(one.body.rotation_policy.rotation_period_days).toBe(3);
+  });
+
+  it('keeps a next_rotation_at given on create', async () => {
+    const at = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    const r = await post('/v2/api-keys/service', { name: 'once', workspace_id: 'ws-default', scopes: ['completions.write'], rotation_policy: { next_rotation_at: at } });
+    expect(r.status).toBe(200);
+    const [row] = await sql<any>('select rotation_policy from api_key where id = ?', [r.body.id]);
+    expect(row.rotation_policy).toEqual({ next_rotation_at: at });
+  });
+});

@@ -28,10 +28,10 @@ describe('GET /v1/audit-logs', () => {
     expect(r.status).toBe(200);
     expect(r.body.object).toBe('list');
     expect(r.body.total).toBe(3);
-    const [admin] = await stack.db.orm.em.getConnection().execute("select id from api_key where creation_mode = 'bootstrap'");
+    const [admin] = (await stack.db.orm.em.getConnection().execute("select id from api_key where creation_mode = 'bootstrap'")) as { id: string }[];
     const rec = r.body.records.find((x: any) => JSON.parse(x.request_body).name === 'one');
     expect(rec).toMatchObject({
-      method: 'POST', uri: '/v2/api-keys/service', user_type: 'api_key', user_id: admin.id, organisation_id: stack.organisationId,
+      method: 'POST', uri: '/v2/api-keys/service', user_type: 'api_key', user_id: admin!.id, organisation_id: stack.organisationId,
       workspace_id: stack.workspaceId, response_status_code: 200, resource_type: 'api_key', action: 'api_key.create',
     });
     expect(rec.client_ip).toMatch(/127\.0\.0\.1/);
@@ -109,7 +109,7 @@ describe('the audit log is append-only', () => {
     const sql = stack.db.orm.em.getConnection();
     await expect(sql.execute("update audit_event set action = 'x'")).rejects.toThrow(/append-only/);
     await expect(sql.execute('delete from audit_event')).rejects.toThrow(/append-only/);
-    const [n] = await sql.execute('select count(*)::int n from audit_event');
-    expect(n.n).toBeGreaterThan(0);
+    const [n] = (await sql.execute('select count(*)::int n from audit_event')) as { n: number }[];
+    expect(n!.n).toBeGreaterThan(0);
   });
 });

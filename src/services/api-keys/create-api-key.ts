@@ -1,15 +1,17 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isOrganisationLevel, isUserKey, keyTypeFor } from '../../domain/api-key.ts';
+import { isUserKey, keyTypeFor } from '../../domain/api-key.ts';
 import { createApiKeySchema } from '../../domain/api-key-input.ts';
 import { AppError, forbidden, invalidParameter } from '../../domain/errors.ts';
 import { roleCeiling } from '../../domain/roles.ts';
-import { isKnownScope, isWorkspaceScope, scopesBeyond, WORKSPACE_ONLY_SCOPES } from '../../domain/scopes.ts';
 import { parseWith } from '../../domain/validation.ts';
-import { UserSchema, WorkspaceMemberSchema } from '../../persistence/entities/index.ts';
+import { ApiKeySchema, UserSchema, WorkspaceMemberSchema } from '../../persistence/entities/index.ts';
 import { isOrganisationKey, type Actor, type RequestMeta } from '../auth/actor.ts';
 import { recordAudit } from '../audit/record-audit.ts';
+import { loadKeySettings } from '../settings/key-settings.ts';
 import { findWorkspace } from '../workspaces/find-workspace.ts';
 import { issueKey } from './issue-key.ts';
+import { checkKeyScopes, enforcedRotationDays, settleExpiry, settleRotationPolicy } from './key-rules.ts';
 import { assertMayManage } from './permissions.ts';
 
 export interface CreateApiKeyArgs {
@@ -71,22 +73,15 @@ export async function createApiKey(em: EntityManager, actor: Actor, meta: Reques
     throw invalidParameter('user_id', 'user_id is only accepted for user keys');
   }
 
-  input.scopes.forEach((s, i) => {
-    if (!isKnownScope(s)) throw invalidParameter(`scopes[${i}]`, `Unknown scope: ${s}`);
-    if (level === 'workspace' && !isWorkspaceScope(s)) throw invalidParameter(`scopes[${i}]`, `${s} is an organisation scope and cannot be given to a workspace key`);
-    if (isOrganisationLevel(type) && WORKSPACE_ONLY_SCOPES.includes(s)) throw invalidParameter(`scopes[${i}]`, `${s} is for workspace keys only`);
-  });
-  const beyond = scopesBeyond(input.scopes, actor.scopes);
-  if (beyond.length) {
-    throw new AppError(403, 'permission_error', 'scope_exceeds_creator', `Cannot grant scopes the creating key does not hold: ${beyond.join(', ')}`, 'scopes');
-  }
-  const beyondRole = userCeiling ? scopesBeyond(input.scopes, userCeiling) : [];
-  if (beyondRole.length) {
-    throw new AppError(403, 'permission_error', 'scope_exceeds_role', `The user's role does not allow: ${beyondRole.join(', ')}`, 'scopes');
-  }
+  const scopes = checkKeyScopes(actor, type, input.scopes, userCeiling);
 
-  const scopes = [...new Set(input.scopes)];
+  // Organisation and workspace key settings (spec: Rotation rules; Limits).
+  const settings = await loadKeySettings(em, actor.organisationId, workspaceId);
+  const expiresAt = settleExpiry(input.expires_at, settings, 'create') ?? null;
+  const rotationPolicy = settleRotationPolicy(input.rotation_policy, null, enforcedRotationDays(settings, type), 'create') ?? null;
+
   const created = await em.transactional(async (tx) => {
+    if (userId && settings.maxUserKeysPerUser != null) await assertUserKeyRoom(tx, userId, workspaceId, settings.maxUserKeysPerUser);
     const { entity, secret } = await issueKey(tx, {
       organisationId: actor.organisationId,
       workspaceId,
@@ -99,8 +94,8 @@ export async function createApiKey(em: EntityManager, actor: Actor, meta: Reques
       usageLimits: input.usage_limits ?? null,
       defaults: input.defaults ?? null,
       alertEmails: input.alert_emails ?? null,
-      expiresAt: input.expires_at ? new Date(input.expires_at) : null,
-      rotationPolicy: input.rotation_policy ?? null,
+      expiresAt,
+      rotationPolicy,
       creationMode: 'api',
       createdBy: actor.keyId,
     });
@@ -109,9 +104,28 @@ export async function createApiKey(em: EntityManager, actor: Actor, meta: Reques
       targetType: 'api_key',
       targetId: entity.id,
       workspaceId,
-      details: { type, ...input, scopes },
+      details: { type, ...input, scopes, expires_at: expiresAt?.toISOString() ?? null, rotation_policy: rotationPolicy },
     });
     return { id: entity.id, key: secret, object: 'api-key' as const };
   });
   return created;
+}
+
+/**
+ * At most `max` active (not deleted, not revoked) user keys per user per workspace (or at the
+ * organisation level for organisation user keys). The user's row is locked so concurrent
+ * creates for one user count one after the other.
+ */
+async function assertUserKeyRoom(tx: EntityManager, userId: string, workspaceId: string | null, max: number): Promise<void> {
+  await tx.findOne(UserSchema, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const active = await tx.count(ApiKeySchema, {
+    userId,
+    workspaceId,
+    deletedAt: null,
+    status: { $ne: 'revoked' },
+    type: { $in: ['workspace-user', 'organisation-user'] },
+  });
+  if (active >= max) {
+    throw new AppError(409, 'conflict_error', 'key_limit_reached', `The user already has ${active} active user keys here; the limit is ${max}.`, 'user_id');
+  }
 }
