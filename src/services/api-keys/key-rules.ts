@@ -1,3 +1,4 @@
+import { grantableScopes } from '../auth/authorize.ts';
 // Rules shared by create, update and rotation of API keys: scopes, the organisation/workspace
 // key settings (spec: Rotation rules; Limits: maximum and default expiry, user keys per user),
 // and what is stored of rotation policies and usage limits beyond the request fields.
@@ -53,7 +54,7 @@ export function checkKeyScopes(actor: Actor, type: ApiKeyType, requested: string
     if (workspaceLevel && !isWorkspaceScope(s)) throw invalidParameter(`scopes[${i}]`, `${s} is an organisation scope and cannot be given to a workspace key`);
     if (!workspaceLevel && WORKSPACE_ONLY_SCOPES.includes(s)) throw invalidParameter(`scopes[${i}]`, `${s} is for workspace keys only`);
   });
-  const beyond = scopesBeyond(requested, actor.scopes);
+  const beyond = scopesBeyond(requested, grantableScopes(actor));
   if (beyond.length) {
     throw new AppError(403, 'permission_error', 'scope_exceeds_creator', `Cannot grant scopes the creating key does not hold: ${beyond.join(', ')}`, 'scopes');
   }

@@ -26,3 +26,11 @@ export function assertVisible(actor: Actor, workspaceId: string | null, what: st
 export function workspaceScopeOf(actor: Actor): string | null {
   return isOrganisationKey(actor) ? null : actor.workspaceId;
 }
+
+/**
+ * What a key may give to the keys it creates: its own scopes and, for organisation keys (which
+ * manage every workspace), the workspace-only operations they cannot use themselves.
+ */
+export function grantableScopes(actor: Actor): string[] {
+  return isOrganisationKey(actor) ? [...new Set([...actor.scopes, ...WORKSPACE_ONLY_SCOPES])] : actor.scopes;
+}

@@ -7,7 +7,7 @@ import { parseWith } from '../../domain/validation.ts';
 import { InviteSchema } from '../../persistence/entities/index.ts';
 import type { InviteWorkspace } from '../../persistence/entities/invite.ts';
 import type { Actor, RequestMeta } from '../auth/actor.ts';
-import { authorize } from '../auth/authorize.ts';
+import { grantableScopes, authorize } from '../auth/authorize.ts';
 import { recordAudit } from '../audit/record-audit.ts';
 import { emailIs, findUserByEmail } from '../users/find-user.ts';
 import { findWorkspace } from '../workspaces/find-workspace.ts';
@@ -53,7 +53,7 @@ export async function createInvite(em: EntityManager, actor: Actor, meta: Reques
       if (!isWorkspaceScope(s)) throw invalidParameter(param, `${s} is an organisation scope and cannot be given to a workspace key`);
     });
     if (!workspaces.length) throw invalidParameter('workspace_api_key_details', 'workspace_api_key_details needs at least one workspace in workspaces');
-    const beyond = scopesBeyond(scopes, actor.scopes);
+    const beyond = scopesBeyond(scopes, grantableScopes(actor));
     if (beyond.length) {
       throw new AppError(403, 'permission_error', 'scope_exceeds_creator', `Cannot grant scopes the inviting key does not hold: ${beyond.join(', ')}`, 'workspace_api_key_details.scopes');
     }
