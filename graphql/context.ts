@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../src/domain/errors.ts';
+import type { SecretBox } from '../src/platform/secret-box.ts';
 import type { Actor, RequestMeta } from '../src/services/auth/actor.ts';
 import { authenticate } from '../src/services/auth/authenticate.ts';
 
@@ -11,6 +12,26 @@ export interface GraphQLContext {
   meta: RequestMeta;
   /** Public base URL of the control plane, for links it hands out (PUBLIC_CONTROL_PLANE_URL). */
   publicUrl: string | null;
+  /** Opens secrets kept sealed at rest (GATEWAY_SECRET_KEY). */
+  secretBox: SecretBox;
+}
+
+export interface ContextOptions {
+  publicUrl: string | null;
+  secretBox: SecretBox;
+}
+
+/**
+ * Stands in for the caller when credentials are missing or bad: any use of it throws the 401.
+ * (A getter would not do: Yoga copies the context with Object.assign, which reads getters.)
+ */
+function unauthenticatedActor(err: AppError): Actor {
+  return new Proxy({} as Actor, {
+    get(_, prop) {
+      if (typeof prop === 'symbol' || prop === 'then' || prop === 'toJSON') return undefined;
+      throw err;
+    },
+  });
 }
 
 // Query parameters that may carry credentials never reach the audit log.
@@ -24,9 +45,9 @@ function auditUri(url: URL): string {
 /**
  * Every operation but the public ones (accepting an invite: its token is the credential)
  * needs a valid API key; authentication runs here once and a missing or bad key surfaces as
- * the 401 of the first resolver that reads `actor`.
+ * the 401 of the first resolver that uses `actor`.
  */
-export async function buildContext(orm: MikroORM, request: Request, ip: string | null, publicUrl: string | null = null): Promise<GraphQLContext> {
+export async function buildContext(orm: MikroORM, request: Request, ip: string | null, opts: ContextOptions): Promise<GraphQLContext> {
   const em = orm.em.fork();
   const url = new URL(request.url);
   let actor: Actor | null = null;
@@ -39,10 +60,7 @@ export async function buildContext(orm: MikroORM, request: Request, ip: string |
   }
   return {
     em,
-    get actor(): Actor {
-      if (!actor) throw authError!;
-      return actor;
-    },
+    actor: actor ?? unauthenticatedActor(authError!),
     meta: {
       ip,
       userAgent: request.headers.get('user-agent'),
@@ -50,6 +68,7 @@ export async function buildContext(orm: MikroORM, request: Request, ip: string |
       method: request.method,
       uri: auditUri(url),
     },
-    publicUrl,
+    publicUrl: opts.publicUrl,
+    secretBox: opts.secretBox,
   };
 }

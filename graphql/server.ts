@@ -3,6 +3,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../src/domain/errors.ts';
 import type { Logger } from '../src/domain/logger.ts';
+import type { SecretBox } from '../src/platform/secret-box.ts';
 import { buildContext } from './context.ts';
 import { schema } from './schema.ts';
 
@@ -30,7 +31,16 @@ export interface GraphQLApi {
   run(document: string, variables: Record<string, unknown>, request: Request, ip: string | null): Promise<ExecutionResult>;
 }
 
-export function createGraphQL(orm: MikroORM, logger: Logger): GraphQLApi {
+export interface GraphQLOptions {
+  /** Public base URL of the control plane (PUBLIC_CONTROL_PLANE_URL), for links it hands out. */
+  publicUrl?: string | null;
+  /** Opens secrets kept sealed at rest (GATEWAY_SECRET_KEY). */
+  secretBox: SecretBox;
+}
+
+export function createGraphQL(orm: MikroORM, logger: Logger, opts: GraphQLOptions): GraphQLApi {
+  const contextOptions = { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox };
+  const context = (request: Request, ip: string | null) => buildContext(orm, request, ip, contextOptions);
   const yoga = createYoga<ServerContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -38,7 +48,7 @@ export function createGraphQL(orm: MikroORM, logger: Logger): GraphQLApi {
     landingPage: false,
     context: async ({ request, ip }) => {
       try {
-        return await buildContext(orm, request, ip ?? null);
+        return await context(request, ip ?? null);
       } catch (err) {
         throw toGraphQLError(err);
       }
@@ -63,7 +73,7 @@ export function createGraphQL(orm: MikroORM, logger: Logger): GraphQLApi {
       if (errors.length) throw new Error(`invalid adapter operation: ${errors[0]!.message}`);
       parsed.set(document, doc);
     }
-    const contextValue = await buildContext(orm, request, ip);
+    const contextValue = await context(request, ip);
     const result = await execute({ schema, document: doc, variableValues: variables, contextValue });
     for (const e of result.errors ?? []) {
       if (e.originalError && !(e.originalError instanceof AppError)) logger.error('GraphQL operation failed', { err: String(e.originalError) });

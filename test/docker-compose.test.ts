@@ -59,8 +59,12 @@ function interpolate(value: string, vars: Record<string, string | undefined>): s
     });
 }
 
+/** What an operator must set on the host (GATEWAY_SECRET_KEY has no default: compose refuses to start without it). */
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+const REQUIRED_HOST_VARS = { GATEWAY_SECRET_KEY: SECRET_KEY };
+
 /** A service's environment as the container sees it, given the host's variables. */
-const env = (name: string, vars: Record<string, string | undefined> = {}) =>
+const env = (name: string, vars: Record<string, string | undefined> = REQUIRED_HOST_VARS) =>
   Object.fromEntries(Object.entries(rawEnv(name)).map(([k, v]) => [k, interpolate(v, vars)]));
 
 /** depends_on as service -> condition (list form means service_started). */
@@ -310,13 +314,13 @@ describe('docker-compose.yml', () => {
     expect(cp).toMatch(/\$\{WORKER_TOKEN(?::?-[^}]*)?\}/);
     const token = 'a-real-secret-token-0123456789';
     expect(env('worker', { WORKER_TOKEN: token }).WORKER_TOKEN).toBe(token);
-    expect(env('control-plane', { WORKER_TOKEN: token }).WORKER_TOKEN).toBe(token);
+    expect(env('control-plane', { ...REQUIRED_HOST_VARS, WORKER_TOKEN: token }).WORKER_TOKEN).toBe(token);
   });
 
-  it("passes the processes' own configuration checks, with and without host variables", () => {
+  it("passes the processes' own configuration checks, with only the required host variables and with all of them", () => {
     const hostVarSets: Record<string, string | undefined>[] = [
-      {},
-      { WORKER_TOKEN: 'a-real-secret-token-0123456789', GATEWAY_ADMIN_KEY: 'A'.repeat(20) + '0123456789abcdefghij' },
+      { ...REQUIRED_HOST_VARS },
+      { WORKER_TOKEN: 'a-real-secret-token-0123456789', GATEWAY_ADMIN_KEY: 'A'.repeat(20) + '0123456789abcdefghij', GATEWAY_SECRET_KEY: 'ab'.repeat(32) },
     ];
     // The container sees the image's ENV overlaid with the service's environment.
     const containerEnv = (name: string, vars: Record<string, string | undefined>) => ({
@@ -331,6 +335,18 @@ describe('docker-compose.yml', () => {
       expect(worker.WORKER_TOKEN).toBe(cp.WORKER_TOKEN);
     }
     expect(loadControlPlaneEnv(env('control-plane', hostVarSets[1])).GATEWAY_ADMIN_KEY).toBe(hostVarSets[1]?.GATEWAY_ADMIN_KEY);
+  });
+
+  it('requires GATEWAY_SECRET_KEY from the host for the control plane only, and passes it through', () => {
+    expect(rawEnv('control-plane').GATEWAY_SECRET_KEY).toMatch(/^\$\{GATEWAY_SECRET_KEY:\?[^}]+\}$/);
+    for (const unset of [{}, { GATEWAY_SECRET_KEY: '' }]) {
+      expect(() => env('control-plane', unset)).toThrow(/GATEWAY_SECRET_KEY.*32 bytes, base64/);
+    }
+    expect(env('control-plane').GATEWAY_SECRET_KEY).toBe(SECRET_KEY);
+    expect(() => loadControlPlaneEnv(env('control-plane', { GATEWAY_SECRET_KEY: 'too-short' }))).toThrow(/GATEWAY_SECRET_KEY: must be 32 bytes/);
+    // Workers never hold it: they get secrets from the control plane, never decrypt them.
+    expect(rawEnv('worker')).not.toHaveProperty('GATEWAY_SECRET_KEY');
+    expect(() => env('worker', {})).not.toThrow();
   });
 
   it('runs the workers with the worker entry point', () => {

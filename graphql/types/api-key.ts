@@ -1,4 +1,5 @@
 import type { ApiKeyView } from '../../src/services/api-keys/api-key-view.ts';
+import { claimRotatedApiKey, type ClaimedRotatedApiKey } from '../../src/services/api-keys/claim-rotated-key.ts';
 import { createApiKey, type CreatedApiKey } from '../../src/services/api-keys/create-api-key.ts';
 import type { CurrentUsage } from '../../src/services/api-keys/current-usage.ts';
 import { deleteApiKey, type DeletedApiKey } from '../../src/services/api-keys/delete-api-key.ts';
@@ -7,6 +8,7 @@ import { rotateApiKey, type RotatedApiKey } from '../../src/services/api-keys/ro
 import { updateApiKey } from '../../src/services/api-keys/update-api-key.ts';
 import type { Page } from '../../src/services/paging.ts';
 import { builder } from '../builder.ts';
+import { plain } from '../input.ts';
 
 // Field names follow the REST shapes (control-plane-schemas 2.1) so the REST adapters pass
 // bodies through unchanged and validation errors name the same fields in both APIs.
@@ -54,8 +56,8 @@ export const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
     expires_at: t.expose('expires_at', { type: 'DateTime', nullable: true }),
     rotation_policy: t.expose('rotation_policy', { type: 'JSON', nullable: true }),
     last_rotated_at: t.expose('last_rotated_at', { type: 'DateTime', nullable: true }),
-    rotation_due: t.exposeBoolean('rotation_due', { description: 'the scheduled rotation time passed: rotate the key to get its new secret' }),
-    rotation_due_at: t.expose('rotation_due_at', { type: 'DateTime', nullable: true }),
+    rotation_pending: t.exposeBoolean('rotation_pending', { description: 'a scheduled rotation issued a new secret that waits to be claimed once (claimRotatedApiKey)' }),
+    pending_key_created_at: t.expose('pending_key_created_at', { type: 'DateTime', nullable: true, description: 'when the scheduled rotation whose secret waits happened' }),
     object: t.exposeString('object'),
   }),
 });
@@ -83,6 +85,16 @@ const RotatedApiKeyRef = builder.objectRef<RotatedApiKey>('RotatedApiKey').imple
     id: t.exposeID('id'),
     key: t.exposeString('key'),
     key_transition_expires_at: t.expose('key_transition_expires_at', { type: 'DateTime' }),
+  }),
+});
+
+const ClaimedRotatedApiKeyRef = builder.objectRef<ClaimedRotatedApiKey>('ClaimedRotatedApiKey').implement({
+  description: 'The secret a scheduled rotation issued: returned once, then removed from the control plane.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    key: t.exposeString('key'),
+    rotated_at: t.expose('rotated_at', { type: 'DateTime' }),
+    key_transition_expires_at: t.expose('key_transition_expires_at', { type: 'DateTime', description: 'when the secret before it stops working' }),
   }),
 });
 
@@ -165,14 +177,6 @@ const RotateApiKeyInput = builder.inputType('RotateApiKeyInput', {
   }),
 });
 
-/** Drops keys the caller omitted (GraphQL gives `undefined`), keeping explicit nulls. */
-function plain(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(plain);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, plain(v)]));
-  }
-  return value;
-}
 
 builder.queryFields((t) => ({
   apiKeys: t.field({
@@ -221,5 +225,12 @@ builder.mutationFields((t) => ({
     errors: { directResult: true },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: RotateApiKeyInput }) },
     resolve: (_, a, ctx) => rotateApiKey(ctx.em, ctx.actor, ctx.meta, String(a.id), plain(a.input ?? {})),
+  }),
+  claimRotatedApiKey: t.field({
+    type: ClaimedRotatedApiKeyRef,
+    description: 'The new secret of a scheduled rotation, once (a second claim: no_pending_secret). Needs the key\'s update permission.',
+    errors: { directResult: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, a, ctx) => claimRotatedApiKey(ctx.em, ctx.secretBox, ctx.actor, ctx.meta, String(a.id)),
   }),
 }));

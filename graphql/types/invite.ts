@@ -6,6 +6,7 @@ import type { InviteView } from '../../src/services/invites/invite-view.ts';
 import type { Page } from '../../src/services/paging.ts';
 import type { GraphQLContext } from '../context.ts';
 import { builder } from '../builder.ts';
+import { plain } from '../input.ts';
 
 // Invites (control-plane-schemas 2.9). Accepting one is the schema's one public operation:
 // the single-use token is the credential, so its resolver never reads ctx.actor.
@@ -74,14 +75,6 @@ const CreateInviteInput = builder.inputType('CreateInviteInput', {
   }),
 });
 
-/** Drops fields the caller omitted (GraphQL gives `undefined`), keeping explicit nulls. */
-function plain(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(plain);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, plain(v)]));
-  }
-  return value;
-}
 
 builder.queryFields((t) => ({
   invites: t.field({
@@ -159,6 +152,6 @@ builder.mutationField('acceptInvite', (t) =>
     errors: { directResult: true },
     args: { input: t.arg({ type: AcceptInviteInput, required: true }) },
     resolve: (_, { input }, ctx) =>
-      acceptInvite(ctx.em, ctx.meta, Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined))),
+      acceptInvite(ctx.em, ctx.meta, plain(input)),
   }),
 );

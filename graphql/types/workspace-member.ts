@@ -4,17 +4,10 @@ import { getMember, listMembers } from '../../src/services/workspace-members/rea
 import { addMembers, removeMember, updateMember, type MemberRemoved, type MembersAdded } from '../../src/services/workspace-members/write-members.ts';
 import type { Page } from '../../src/services/paging.ts';
 import { builder } from '../builder.ts';
+import { plain } from '../input.ts';
 
 // Workspace members (control-plane-schemas 2.10); field names follow the REST shapes.
 
-/** Drops keys the caller omitted (GraphQL gives `undefined`), keeping explicit nulls. */
-export function plain(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(plain);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, plain(v)]));
-  }
-  return value;
-}
 
 export const WorkspaceMemberRef = builder.objectRef<WorkspaceMemberView>('WorkspaceMember').implement({
   description: 'A user in a workspace, with their workspace role; `id` is the user id.',

@@ -4,7 +4,8 @@ import { getWorkspace, listWorkspaces } from '../../src/services/workspaces/read
 import type { WorkspaceDefaultsView, WorkspaceView } from '../../src/services/workspaces/workspace-view.ts';
 import { createWorkspace, deleteWorkspace, updateWorkspace, type CreatedWorkspace, type DeletedWorkspace } from '../../src/services/workspaces/write-workspaces.ts';
 import { builder } from '../builder.ts';
-import { AutoCreatedApiKeyRef, plain, WorkspaceMemberRef } from './workspace-member.ts';
+import { plain } from '../input.ts';
+import { AutoCreatedApiKeyRef, WorkspaceMemberRef } from './workspace-member.ts';
 
 // Workspaces (control-plane-schemas 2.7; gateway-spec `GET, PUT /v2/workspaces/{id}`). Field names
 // follow the REST shapes so the adapters pass bodies through and errors name the same fields.

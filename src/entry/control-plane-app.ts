@@ -7,6 +7,7 @@ import { AppError, errorResponse } from '../domain/errors.ts';
 import type { Logger } from '../domain/logger.ts';
 import { startGrpcServer, type RunningGrpcServer } from '../grpc/server.ts';
 import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-http.ts';
+import type { SecretBox } from '../platform/secret-box.ts';
 import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
 
@@ -19,6 +20,10 @@ export interface ControlPlaneOptions {
   logger: Logger;
   /** Scheduled key rotation pass interval (default 60 s); 0 turns the job off on this replica. */
   rotationIntervalMs?: number;
+  /** Seals secrets kept at rest (GATEWAY_SECRET_KEY): a scheduled rotation's new key secret until claimed. */
+  secretBox: SecretBox;
+  /** Public base URL of the control plane (PUBLIC_CONTROL_PLANE_URL), for links it hands out. */
+  publicUrl?: string | null;
 }
 
 export interface RunningControlPlane {
@@ -31,7 +36,7 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<RunningControlPlane> {
   const { orm, logger } = opts;
-  const graphql = createGraphQL(orm, logger);
+  const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox });
   const rest = createRestRouter(graphql.run, logger);
 
   async function health(): Promise<Response> {
@@ -68,7 +73,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   const httpPort = (server.address() as AddressInfo).port;
   const grpc = await startGrpcServer({ orm, workerToken: opts.workerToken, host: opts.host, port: opts.grpcPort, logger });
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  const rotation = opts.rotationIntervalMs === 0 ? null : startRotationScheduler(orm, { intervalMs: opts.rotationIntervalMs, logger });
+  const rotation = opts.rotationIntervalMs === 0 ? null : startRotationScheduler(orm, opts.secretBox, { intervalMs: opts.rotationIntervalMs, logger });
   logger.info('control plane listening', { http: httpPort, grpc: grpc.port });
   return {
     httpUrl: `http://${host}:${httpPort}`,

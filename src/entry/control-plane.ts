@@ -1,6 +1,7 @@
-// Production entry: `npm run control-plane` (DATABASE_URL, WORKER_TOKEN, ...).
+// Production entry: `npm run control-plane` (DATABASE_URL, WORKER_TOKEN, GATEWAY_SECRET_KEY, ...).
 import { createLogger } from '../domain/logger.ts';
 import { loadControlPlaneEnv, type ControlPlaneEnv } from '../platform/env.ts';
+import { createSecretBox } from '../platform/secret-box.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
 import { bootstrap } from '../services/bootstrap/bootstrap.ts';
 import { startControlPlane } from './control-plane-app.ts';
@@ -30,6 +31,9 @@ const cp = await startControlPlane({
   grpcPort: env.GRPC_PORT,
   workerToken: env.WORKER_TOKEN,
   logger,
+  secretBox: createSecretBox(env.GATEWAY_SECRET_KEY),
+  rotationIntervalMs: env.ROTATION_INTERVAL_MS,
+  publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
 });
 onShutdown(logger, async () => {
   await cp.close();

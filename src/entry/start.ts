@@ -1,10 +1,13 @@
 // `npm start`: the whole gateway on one machine with nothing installed — PGlite for
-// PostgreSQL (kept in GATEWAY_DATA_DIR), an in-process worker, a generated worker token.
+// PostgreSQL (kept in GATEWAY_DATA_DIR), an in-process worker, a generated worker token, and a
+// secret-box key generated on first start and kept in GATEWAY_DATA_DIR/secret.key (mode 0600)
+// unless GATEWAY_SECRET_KEY is set.
 import { resolve } from 'node:path';
 import { generateApiKeySecret } from '../domain/api-key-secret.ts';
 import { createLogger } from '../domain/logger.ts';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.ts';
 import { loadEmbeddedEnv, loadWorkerEnv, type EmbeddedEnv } from '../platform/env.ts';
+import { createSecretBox, loadOrCreateKeyFile } from '../platform/secret-box.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
 import { bootstrap } from '../services/bootstrap/bootstrap.ts';
 import { startNodeWorker } from '../../workers/runtime/node.ts';
@@ -19,6 +22,14 @@ try {
   exitOnConfigError(err);
 }
 const logger = createLogger('gateway', env.LOG_LEVEL);
+const secretKeyFile = resolve(env.GATEWAY_DATA_DIR, 'secret.key');
+const secretKey = env.GATEWAY_SECRET_KEY
+  ? { key: env.GATEWAY_SECRET_KEY, created: false }
+  : await loadOrCreateKeyFile(secretKeyFile).catch((err: unknown) => {
+      logger.error('cannot use the secret key file', { file: secretKeyFile, err: String(err) });
+      process.exit(1);
+    });
+if (secretKey.created) logger.info('generated the secret key for secrets at rest', { file: secretKeyFile });
 const dataDir = resolve(env.GATEWAY_DATA_DIR, 'postgres');
 const pg = await startEmbeddedPostgres(dataDir);
 const orm = await openOrm({ databaseUrl: pg.url, poolMax: pg.poolMax });
@@ -26,7 +37,17 @@ await migrate(orm, { lock: false });
 const boot = await bootstrap(orm, { adminKey: env.GATEWAY_ADMIN_KEY });
 
 const workerToken = generateApiKeySecret(48); // in-process only: never leaves this machine
-const cp = await startControlPlane({ orm, host: env.HOST, httpPort: env.CONTROL_PLANE_PORT, grpcPort: env.GRPC_PORT, workerToken, logger });
+const cp = await startControlPlane({
+  orm,
+  host: env.HOST,
+  httpPort: env.CONTROL_PLANE_PORT,
+  grpcPort: env.GRPC_PORT,
+  workerToken,
+  logger,
+  secretBox: createSecretBox(secretKey.key),
+  rotationIntervalMs: env.ROTATION_INTERVAL_MS,
+  publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
+});
 // The in-process worker takes the same settings, with the same defaults, as `npm run worker`.
 const worker = await startNodeWorker(
   workerSettingsFromEnv(

@@ -1,6 +1,7 @@
 // Process settings from the environment. A missing or bad value stops the process with
 // a message naming the variable (issue 2: production entry points).
 import { z } from 'zod';
+import { isValidSecretKey, SECRET_KEY_FORMAT } from './secret-box.ts';
 
 export class ConfigError extends Error {}
 
@@ -13,6 +14,12 @@ const url = (protocols: string[]) =>
       return false;
     }
   }, `must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL`);
+
+const secretKey = z.string().refine(isValidSecretKey, SECRET_KEY_FORMAT);
+// Scheduled key rotation: how often a control plane looks for keys whose next_rotation_at passed (0: never on this replica).
+const rotationInterval = z.coerce.number().int().min(0).default(60_000);
+// The control plane's public base URL, for links it hands out (invites).
+const publicUrl = url(['http:', 'https:']).optional();
 
 const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -27,6 +34,10 @@ const controlPlane = z.object({
   GRPC_PORT: port(50051),
   GATEWAY_ADMIN_KEY: z.string().regex(/^[A-Za-z0-9]{40,}$/, 'must be at least 40 letters and digits').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // Encrypts secrets kept at rest (a scheduled rotation's new key secret until it is claimed).
+  GATEWAY_SECRET_KEY: secretKey,
+  ROTATION_INTERVAL_MS: rotationInterval,
+  PUBLIC_CONTROL_PLANE_URL: publicUrl,
 });
 
 const worker = z.object({
@@ -53,6 +64,10 @@ const embedded = z.object({
   GATEWAY_DATA_DIR: z.string().min(1).default('.data'),
   GATEWAY_ADMIN_KEY: z.string().regex(/^[A-Za-z0-9]{40,}$/, 'must be at least 40 letters and digits').optional(),
   TRUSTED_CUSTOM_HOSTS: z.string().default(''),
+  // Optional here: without it a key is generated on first start and kept in GATEWAY_DATA_DIR/secret.key.
+  GATEWAY_SECRET_KEY: secretKey.optional(),
+  ROTATION_INTERVAL_MS: rotationInterval,
+  PUBLIC_CONTROL_PLANE_URL: publicUrl,
 });
 
 export type ControlPlaneEnv = z.output<typeof controlPlane>;

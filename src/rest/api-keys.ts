@@ -6,7 +6,7 @@ import type { RestContext, RestRoute } from './types.ts';
 const API_KEY_FIELDS = `id key name description type organisation_id workspace_id user_id status created_at
   last_updated_at creation_mode rate_limits { type unit value } usage_limits reset_usage last_reset_at
   current_usage { type used limit fraction reset_at next_reset_at cost_tracking } scopes defaults alert_emails
-  expires_at rotation_policy last_rotated_at rotation_due rotation_due_at object`;
+  expires_at rotation_policy last_rotated_at rotation_pending pending_key_created_at object`;
 
 const CREATE = `mutation CreateApiKey($type: String, $sub_type: String!, $input: CreateApiKeyInput!) {
   createApiKey(type: $type, sub_type: $sub_type, input: $input) {
@@ -44,6 +44,14 @@ const ROTATE = `mutation RotateApiKey($id: ID!, $input: RotateApiKeyInput) {
   rotateApiKey(id: $id, input: $input) {
     __typename
     ... on RotatedApiKey { id key key_transition_expires_at }
+    ${ERROR_FIELDS}
+  }
+}`;
+
+const CLAIM = `mutation ClaimRotatedApiKey($id: ID!) {
+  claimRotatedApiKey(id: $id) {
+    __typename
+    ... on ClaimedRotatedApiKey { id key rotated_at key_transition_expires_at }
     ${ERROR_FIELDS}
   }
 }`;
@@ -97,6 +105,12 @@ async function rotate(ctx: RestContext): Promise<Response> {
   return out.ok ? json(stripTypename(out.value)) : out.response;
 }
 
+/** POST /api-keys/{id}/rotation/claim (no body) → `{id, key, rotated_at, key_transition_expires_at}`, once. */
+async function claim(ctx: RestContext): Promise<Response> {
+  const out = fieldOrError<Record<string, unknown>>(await ctx.run(CLAIM, { id: ctx.params.id }, ctx.request, ctx.ip), 'claimRotatedApiKey');
+  return out.ok ? json(stripTypename(out.value)) : out.response;
+}
+
 export const apiKeyRoutes: RestRoute[] = [
   // /v2 (control_base_url) and the public /v1 paths (api-catalogue: Api-Keys).
   { method: 'POST', path: '/v2/api-keys/:subType', handler: (ctx) => create(ctx, null) },
@@ -111,4 +125,7 @@ export const apiKeyRoutes: RestRoute[] = [
   { method: 'DELETE', path: '/v1/api-keys/:id', handler: remove },
   { method: 'POST', path: '/v2/api-keys/:id/rotate', handler: rotate },
   { method: 'POST', path: '/v1/api-keys/:id/rotate', handler: rotate },
+  // The new secret of a scheduled rotation, once.
+  { method: 'POST', path: '/v2/api-keys/:id/rotation/claim', handler: claim },
+  { method: 'POST', path: '/v1/api-keys/:id/rotation/claim', handler: claim },
 ];

@@ -25,6 +25,7 @@ describe('production entry points', () => {
     expect(await cp.exited).toBe(1);
     expect(cp.output()).toContain('DATABASE_URL: is required but not set');
     expect(cp.output()).toContain('WORKER_TOKEN: is required but not set');
+    expect(cp.output()).toContain('GATEWAY_SECRET_KEY: is required but not set');
     const w = run('src/entry/worker.ts', { CONTROL_PLANE_GRPC_URL: 'x', WORKER_TOKEN: 'w'.repeat(20) });
     expect(await w.exited).toBe(1);
     expect(w.output()).toContain('CONTROL_PLANE_GRPC_URL: must be host:port');
@@ -35,7 +36,7 @@ describe('production entry points', () => {
     mock = await startMockProvider();
     const adminKey = generateApiKeySecret(44);
     const workerToken = 'prod-test-worker-token-123456';
-    const cp = run('src/entry/control-plane.ts', { DATABASE_URL: db.url, WORKER_TOKEN: workerToken, GATEWAY_ADMIN_KEY: adminKey, CONTROL_PLANE_PORT: '0', GRPC_PORT: '0' });
+    const cp = run('src/entry/control-plane.ts', { DATABASE_URL: db.url, WORKER_TOKEN: workerToken, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'), CONTROL_PLANE_PORT: '0', GRPC_PORT: '0' });
     const [, http, grpc] = (await cp.waitFor(/"msg":"control plane listening","http":(\d+),"grpc":(\d+)/)) as RegExpMatchArray;
     expect(cp.output()).not.toContain(adminKey);
     const w = run('src/entry/worker.ts', { CONTROL_PLANE_GRPC_URL: `127.0.0.1:${grpc}`, WORKER_TOKEN: workerToken, WORKER_PORT: '0', TRUSTED_CUSTOM_HOSTS: '127.0.0.1', USAGE_FLUSH_INTERVAL_MS: '10' });

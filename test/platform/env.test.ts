@@ -16,6 +16,7 @@ describe('process settings', () => {
     const msg = fails(() => loadControlPlaneEnv({}));
     expect(msg).toContain('DATABASE_URL: is required but not set');
     expect(msg).toContain('WORKER_TOKEN: is required but not set');
+    expect(msg).toContain('GATEWAY_SECRET_KEY: is required but not set');
   });
 
   it('names a bad setting and why', () => {
@@ -28,7 +29,7 @@ describe('process settings', () => {
   });
 
   it('applies the documented defaults', () => {
-    expect(loadControlPlaneEnv({ DATABASE_URL: 'postgres://h/db', WORKER_TOKEN: 'x'.repeat(20) })).toMatchObject({ HOST: '127.0.0.1', CONTROL_PLANE_PORT: 8080, GRPC_PORT: 50051 });
+    expect(loadControlPlaneEnv({ DATABASE_URL: 'postgres://h/db', WORKER_TOKEN: 'x'.repeat(20), GATEWAY_SECRET_KEY: 'ab'.repeat(32) })).toMatchObject({ HOST: '127.0.0.1', CONTROL_PLANE_PORT: 8080, GRPC_PORT: 50051, ROTATION_INTERVAL_MS: 60_000 });
     expect(loadWorkerEnv({ CONTROL_PLANE_GRPC_URL: 'control-plane:50051', WORKER_TOKEN: 'x'.repeat(20) })).toMatchObject({ WORKER_PORT: 8787, HOST: '127.0.0.1' });
     expect(loadWorkerEnv({ CONTROL_PLANE_GRPC_URL: '[::1]:50051', WORKER_TOKEN: 'x'.repeat(20) }).CONTROL_PLANE_GRPC_URL).toBe('[::1]:50051');
     expect(loadEmbeddedEnv({})).toMatchObject({ GATEWAY_DATA_DIR: '.data', CONTROL_PLANE_PORT: 8080, GRPC_PORT: 50051, WORKER_PORT: 8787, HOST: '127.0.0.1' });

@@ -1,7 +1,10 @@
-// API key lifecycle through REST and GraphQL: update, delete, rotation, batch get,
-// current_usage, and the organisation/workspace key settings enforced on create and update.
+// API key lifecycle through REST and GraphQL: update, delete, rotation, claiming a scheduled
+// rotation's secret, batch get, current_usage, and the organisation/workspace key settings
+// enforced on create and update.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
+import { pendingSecretContext } from '../../src/services/api-keys/rotate-api-key.ts';
+import { runScheduledRotations } from '../../src/services/api-keys/rotation-scheduler.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -58,8 +61,19 @@ async function logTokens(keyId: string, tokens: number, startedAt = new Date()) 
   );
 }
 
+/** Makes the key due now and runs a scheduled-rotation pass (the stack's own job is off). */
+async function scheduledRotation(id: string) {
+  await sql(
+    `update api_key set rotation_policy = jsonb_set(coalesce(rotation_policy, '{"rotation_period":"weekly"}'::jsonb), '{next_rotation_at}', to_jsonb(?::text)) where id = ?`,
+    [new Date(Date.now() - 1000).toISOString(), id],
+  );
+  const done = await runScheduledRotations(stack.db.orm, stack.secretBox);
+  expect(done.map((d) => d.id)).toContain(id);
+  return row(id);
+}
+
 beforeAll(async () => {
-  stack = await startStack({ workers: 0 });
+  stack = await startStack({ workers: 0, rotationIntervalMs: 0 });
   base = stack.controlPlane.httpUrl;
 });
 afterAll(async () => stack?.close());
@@ -92,7 +106,8 @@ describe('PUT /v2/api-keys/{id} and /v1/api-keys/{id}', () => {
       alert_emails: ['ops@example.com'],
       expires_at: expires,
       rotation_policy: { rotation_period: 'weekly', key_transition_period_ms: 3_600_000 },
-      rotation_due: false,
+      rotation_pending: false,
+      pending_key_created_at: null,
       type: 'workspace-service',
     });
     near(got.rotation_policy.next_rotation_at, Date.now() + 7 * DAY);
@@ -394,6 +409,162 @@ describe('POST /v2/api-keys/{id}/rotate and /v1/api-keys/{id}/rotate', () => {
     expect((await call('GET', `/v2/api-keys/${k.id}`, undefined, out.key)).status).toBe(200);
     const bad = await gql(`mutation($id: ID!) { rotateApiKey(id: $id, input: { key_transition_period_ms: 5 }) { __typename ${ERR} } }`, { id: k.id });
     expect(bad.body.data.rotateApiKey).toMatchObject({ __typename: 'GatewayError', param: 'key_transition_period_ms', status: 400 });
+  });
+});
+
+describe('POST /v2/api-keys/{id}/rotation/claim and /v1/api-keys/{id}/rotation/claim', () => {
+  const CLAIM = `mutation($id: ID!) { claimRotatedApiKey(id: $id) { __typename ... on ClaimedRotatedApiKey { id key rotated_at key_transition_expires_at } ${ERR} } }`;
+  const claimPath = (id: string, v = 'v2') => `/${v}/api-keys/${id}/rotation/claim`;
+
+  it('answers the scheduled rotation\'s secret once, clears it in the same transaction, records one event without it', async () => {
+    const k = await serviceKey({ scopes: ['workspace_service_api_keys.read'] });
+    const rotated = await scheduledRotation(k.id);
+    expect(rotated.pending_key_ciphertext).toBeTruthy();
+    const audits = await auditTotal();
+
+    const r = await call('POST', claimPath(k.id));
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual(['id', 'key', 'key_transition_expires_at', 'rotated_at']);
+    expect(r.body).toMatchObject({
+      id: k.id,
+      rotated_at: new Date(rotated.pending_key_created_at).toISOString(),
+      key_transition_expires_at: new Date(rotated.previous_key_expires_at).toISOString(),
+    });
+    expect(await hashApiKey(r.body.key)).toBe(rotated.key_hash);
+    expect(rotated.pending_key_ciphertext).not.toContain(r.body.key);
+    expect(stack.secretBox.open(rotated.pending_key_ciphertext, pendingSecretContext(k.id))).toBe(r.body.key);
+
+    const after = await row(k.id);
+    expect(after).toEqual({ ...rotated, pending_key_ciphertext: null, pending_key_mask: null, pending_key_created_at: null, updated_at: after.updated_at, revision: after.revision });
+    expect(JSON.stringify(after)).not.toContain(r.body.key);
+    expect(await auditTotal()).toBe(audits + 1);
+    const evs = await events(k.id, 'api_key.claim_rotated_secret');
+    expect(evs).toHaveLength(1);
+    const [admin] = await sql<{ id: string }>("select id from api_key where creation_mode = 'bootstrap'");
+    expect(evs[0]).toMatchObject({ target_type: 'api_key', actor_type: 'api_key', actor_id: admin!.id, method: 'POST', uri: claimPath(k.id), workspace_id: stack.workspaceId });
+    expect(evs[0].ip).toMatch(/127\.0\.0\.1/);
+    expect(evs[0].request_details).toMatchObject({ self: false, rotated_at: r.body.rotated_at, key_transition_expires_at: r.body.key_transition_expires_at });
+    expect(JSON.stringify(evs[0])).not.toContain(r.body.key);
+
+    // The claimed secret works at once; the old one during the transition.
+    expect((await call('GET', `/v2/api-keys/${k.id}`, undefined, r.body.key)).status).toBe(200);
+    expect((await call('GET', `/v2/api-keys/${k.id}`, undefined, k.key)).status).toBe(200);
+
+    // Twice: 404 no_pending_secret, nothing written.
+    const again = await call('POST', claimPath(k.id, 'v1'));
+    expect(again.status).toBe(404);
+    expect(again.body.error).toMatchObject({ type: 'not_found_error', code: 'no_pending_secret', param: 'id' });
+    expect(await auditTotal()).toBe(audits + 1);
+  });
+
+  it('gives the secret to exactly one of two concurrent claims', async () => {
+    const k = await serviceKey();
+    const rotated = await scheduledRotation(k.id);
+    const both = await Promise.all([call('POST', claimPath(k.id)), call('POST', claimPath(k.id, 'v1'))]);
+    expect(both.map((b) => b.status).sort()).toEqual([200, 404]);
+    const won = both.find((b) => b.status === 200)!;
+    expect(await hashApiKey(won.body.key)).toBe(rotated.key_hash);
+    expect(both.find((b) => b.status === 404)!.body.error.code).toBe('no_pending_secret');
+    expect(await events(k.id, 'api_key.claim_rotated_secret')).toHaveLength(1);
+  });
+
+  it('answers 404 no_pending_secret for a key that was never rotated by the schedule or was rotated by hand since', async () => {
+    const never = await serviceKey();
+    const r = await call('POST', claimPath(never.id));
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('no_pending_secret');
+    const manual = await serviceKey();
+    await scheduledRotation(manual.id);
+    expect((await call('POST', `/v2/api-keys/${manual.id}/rotate`)).status).toBe(200);
+    expect((await call('POST', claimPath(manual.id))).body.error.code).toBe('no_pending_secret');
+    expect(await events(never.id, 'api_key.claim_rotated_secret')).toHaveLength(0);
+  });
+
+  it('answers 404 for unknown, malformed and deleted ids (a deleted key loses its waiting secret), 401 without a key', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const r = await call('POST', claimPath(id));
+      expect(r.status).toBe(404);
+      expect(r.body.error).toMatchObject({ code: 'not_found', param: 'id' });
+    }
+    const k = await serviceKey();
+    await scheduledRotation(k.id);
+    expect((await call('POST', claimPath(k.id), undefined, null)).status).toBe(401);
+    expect((await row(k.id)).pending_key_ciphertext).toBeTruthy();
+    await call('DELETE', `/v2/api-keys/${k.id}`);
+    expect(await row(k.id)).toMatchObject({ pending_key_ciphertext: null, pending_key_mask: null, pending_key_created_at: null });
+    expect((await call('POST', claimPath(k.id))).body.error.code).toBe('not_found');
+  });
+
+  it('needs the key\'s update permission, like rotate: 403 without it or for another workspace or an organisation key; the secret stays', async () => {
+    const k = await serviceKey();
+    const rotated = await scheduledRotation(k.id);
+    const reader = await serviceKey({ scopes: ['workspace_service_api_keys.read', 'workspace_service_api_keys.list'] });
+    const noScope = await call('POST', claimPath(k.id), undefined, reader.key);
+    expect(noScope.status).toBe(403);
+    expect(noScope.body.error).toMatchObject({ type: 'permission_error', code: 'missing_scope' });
+
+    await newWorkspace('ws-claim-other');
+    const other = await serviceKey({ workspace_id: 'ws-claim-other' });
+    await scheduledRotation(other.id);
+    const updater = await serviceKey({ scopes: ['workspace_service_api_keys.update'] });
+    expect((await call('POST', claimPath(other.id), undefined, updater.key)).status).toBe(403);
+
+    const org = await call('POST', '/v1/api-keys/organisation/service', { name: 'org', scopes: ['workspaces.list'] });
+    await scheduledRotation(org.body.id);
+    expect((await call('POST', claimPath(org.body.id), undefined, updater.key)).status).toBe(403);
+
+    for (const id of [k.id, other.id, org.body.id]) {
+      expect((await row(id)).pending_key_ciphertext).toBeTruthy();
+      expect(await events(id, 'api_key.claim_rotated_secret')).toHaveLength(0);
+    }
+    expect((await row(k.id)).pending_key_ciphertext).toBe(rotated.pending_key_ciphertext);
+    // With the permission: the workspace key claims in its workspace; the admin key claims the organisation key.
+    expect((await call('POST', claimPath(k.id), undefined, updater.key)).status).toBe(200);
+    expect((await call('POST', claimPath(org.body.id))).status).toBe(200);
+  });
+
+  it("never claims another user's user key (404); a user claims their own", async () => {
+    const alice = await newUser('member', 'member');
+    const bob = await newUser('member', 'manager');
+    const aliceKey = await userKey(alice, ['completions.write']);
+    const bobKey = await userKey(bob, ['workspace_user_api_keys.read', 'workspace_user_api_keys.update']);
+    await scheduledRotation(aliceKey.body.id);
+    const bobRotated = await scheduledRotation(bobKey.body.id);
+    const r = await call('POST', claimPath(aliceKey.body.id), undefined, bobKey.body.key);
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+    expect((await row(aliceKey.body.id)).pending_key_ciphertext).toBeTruthy();
+
+    const own = await call('POST', claimPath(bobKey.body.id), undefined, bobKey.body.key); // with the old secret, in its transition
+    expect(own.status).toBe(200);
+    expect(await hashApiKey(own.body.key)).toBe(bobRotated.key_hash);
+    const ev = await events(bobKey.body.id, 'api_key.claim_rotated_secret');
+    expect(ev[0]).toMatchObject({ user_id: bob, actor_id: bobKey.body.id });
+    expect(ev[0].request_details.self).toBe(true);
+  });
+
+  it('works through GraphQL: claimRotatedApiKey answers the secret once, errors are typed', async () => {
+    const k = await serviceKey();
+    const rotated = await scheduledRotation(k.id);
+    const view = await gql('query($id: ID!) { apiKey(id: $id) { rotation_pending pending_key_created_at } }', { id: k.id });
+    expect(view.body.data.apiKey).toEqual({ rotation_pending: true, pending_key_created_at: new Date(rotated.pending_key_created_at).toISOString() });
+
+    const reader = await serviceKey({ scopes: ['workspace_service_api_keys.read'] });
+    const denied = await gql(CLAIM, { id: k.id }, reader.key);
+    expect(denied.body.data.claimRotatedApiKey).toMatchObject({ __typename: 'GatewayError', code: 'missing_scope', status: 403 });
+
+    const ok = await gql(CLAIM, { id: k.id });
+    const out = ok.body.data.claimRotatedApiKey;
+    expect(out).toMatchObject({ __typename: 'ClaimedRotatedApiKey', id: k.id, rotated_at: new Date(rotated.pending_key_created_at).toISOString() });
+    expect(await hashApiKey(out.key)).toBe(rotated.key_hash);
+    expect((await events(k.id, 'api_key.claim_rotated_secret'))[0]).toMatchObject({ method: 'POST', uri: '/graphql' });
+
+    const again = await gql(CLAIM, { id: k.id });
+    expect(again.body.data.claimRotatedApiKey).toMatchObject({ __typename: 'GatewayError', code: 'no_pending_secret', status: 404, param: 'id' });
+    const missing = await gql(CLAIM, { id: '00000000-0000-4000-8000-000000000000' });
+    expect(missing.body.data.claimRotatedApiKey).toMatchObject({ code: 'not_found', status: 404 });
+    const after = await gql('query($id: ID!) { apiKey(id: $id) { rotation_pending pending_key_created_at } }', { id: k.id });
+    expect(after.body.data.apiKey).toEqual({ rotation_pending: false, pending_key_created_at: null });
   });
 });
 

@@ -191,11 +191,11 @@ describe('the ApiKey object after create (lifecycle fields)', () => {
     const one = await get(`/v2/api-keys/${r.body.id}`);
     expect(Object.keys(one.body).sort()).toEqual([
       'alert_emails', 'created_at', 'creation_mode', 'current_usage', 'defaults', 'description', 'expires_at', 'id', 'key',
-      'last_reset_at', 'last_rotated_at', 'last_updated_at', 'name', 'object', 'organisation_id', 'rate_limits', 'reset_usage',
-      'rotation_due', 'rotation_due_at', 'rotation_policy', 'scopes', 'status', 'type', 'usage_limits', 'user_id', 'workspace_id',
+      'last_reset_at', 'last_rotated_at', 'last_updated_at', 'name', 'object', 'organisation_id', 'pending_key_created_at', 'rate_limits',
+      'reset_usage', 'rotation_pending', 'rotation_policy', 'scopes', 'status', 'type', 'usage_limits', 'user_id', 'workspace_id',
     ]);
     expect(one.body).toMatchObject({
-      reset_usage: 0, last_reset_at: null, last_rotated_at: null, rotation_due: false, rotation_due_at: null,
+      reset_usage: 0, last_reset_at: null, last_rotated_at: null, rotation_pending: false, pending_key_created_at: null,
       current_usage: { type: 'tokens', used: 0, limit: 100, fraction: 0, reset_at: null, next_reset_at: null, cost_tracking: 'available' },
     });
     // A period without next_rotation_at gets one computed, so the scheduler knows when.

@@ -2,17 +2,22 @@
 // fresh database, bootstrapped, plus any number of Node workers; every port ephemeral.
 import { createLogger, silentLogger } from '../../src/domain/logger.ts';
 import { startControlPlane, type RunningControlPlane } from '../../src/entry/control-plane-app.ts';
+import { createSecretBox, type SecretBox } from '../../src/platform/secret-box.ts';
 import { bootstrap } from '../../src/services/bootstrap/bootstrap.ts';
 import type { WorkerSettings } from '../../workers/runtime/assemble.ts';
 import { startNodeWorker, type NodeWorker } from '../../workers/runtime/node.ts';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './db.ts';
 
 export const TEST_WORKER_TOKEN = 'test-worker-token-0123456789abcdef';
+/** The stack's GATEWAY_SECRET_KEY (32 bytes, base64): tests open sealed values with {@link Stack.secretBox}. */
+export const TEST_SECRET_KEY = Buffer.from('gateway-test-secret-key-32-bytes').toString('base64');
 
 export interface Stack {
   db: TestDatabase;
   controlPlane: RunningControlPlane;
   adminKey: string;
+  /** The control plane's secret box (GATEWAY_SECRET_KEY = {@link TEST_SECRET_KEY}). */
+  secretBox: SecretBox;
   organisationId: string;
   workspaceId: string;
   workers: NodeWorker[];
@@ -40,11 +45,24 @@ export function workerSettings(grpcPort: number, overrides: Partial<WorkerSettin
   };
 }
 
-export async function startStack(opts: { workers?: number; adminKey?: string; verbose?: boolean } = { verbose: !!process.env.GW_TEST_VERBOSE }): Promise<Stack> {
+export async function startStack(
+  opts: { workers?: number; adminKey?: string; verbose?: boolean; rotationIntervalMs?: number; publicUrl?: string | null } = { verbose: !!process.env.GW_TEST_VERBOSE },
+): Promise<Stack> {
   const db = await createTestDatabase();
   const boot = await bootstrap(db.orm, { adminKey: opts.adminKey });
   const logger = opts.verbose ? createLogger('test-cp', 'debug') : silentLogger;
-  const controlPlane = await startControlPlane({ orm: db.orm, host: '127.0.0.1', httpPort: 0, grpcPort: 0, workerToken: TEST_WORKER_TOKEN, logger });
+  const secretBox = createSecretBox(TEST_SECRET_KEY);
+  const controlPlane = await startControlPlane({
+    orm: db.orm,
+    host: '127.0.0.1',
+    httpPort: 0,
+    grpcPort: 0,
+    workerToken: TEST_WORKER_TOKEN,
+    logger,
+    secretBox,
+    rotationIntervalMs: opts.rotationIntervalMs,
+    publicUrl: opts.publicUrl ?? null,
+  });
   const workers: NodeWorker[] = [];
   const startWorker = async (overrides: Partial<WorkerSettings> = {}) => {
     const w = await startNodeWorker(workerSettings(controlPlane.grpcPort, overrides), '127.0.0.1', 0);
@@ -56,6 +74,7 @@ export async function startStack(opts: { workers?: number; adminKey?: string; ve
     db,
     controlPlane,
     adminKey: boot.adminKey!,
+    secretBox,
     organisationId: boot.organisationId,
     workspaceId: boot.workspaceId,
     workers,

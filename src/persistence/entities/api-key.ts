@@ -26,6 +26,10 @@ export const ApiKeySchema = defineEntity({
     previousKeyHash: p.string().nullable(),
     previousKeyExpiresAt: p.datetime().nullable(),
     lastRotatedAt: p.datetime().nullable(),
+    /** A scheduled rotation's new secret, sealed with the secret box until its owner claims it (once). */
+    pendingKeyCiphertext: p.text().nullable(),
+    pendingKeyMask: p.string().length(32).nullable(),
+    pendingKeyCreatedAt: p.datetime().nullable(),
     status: p.enum(['active', 'exhausted', 'revoked']).default('active'),
     scopes: p.json<string[]>(),
     rateLimits: p.json<RateLimit[]>().nullable(),

@@ -31,9 +31,10 @@ export interface ApiKeyView {
   expires_at: string | null;
   rotation_policy: Record<string, unknown> | null;
   last_rotated_at: string | null;
-  /** The scheduled rotation time passed: rotate the key (POST /api-keys/{id}/rotate) to get its new secret. */
-  rotation_due: boolean;
-  rotation_due_at: string | null;
+  /** A scheduled rotation issued a new secret that waits to be claimed once (POST /api-keys/{id}/rotation/claim). */
+  rotation_pending: boolean;
+  /** When that scheduled rotation happened; null when nothing waits. */
+  pending_key_created_at: string | null;
   object: 'api-key';
 }
 
@@ -65,8 +66,8 @@ export function toApiKeyView(k: ApiKey, currentUsage: CurrentUsage | null = null
     expires_at: k.expiresAt ? k.expiresAt.toISOString() : null,
     rotation_policy: publicRotationPolicy(policy),
     last_rotated_at: k.lastRotatedAt ? k.lastRotatedAt.toISOString() : null,
-    rotation_due: !!policy?.rotation_due_at,
-    rotation_due_at: policy?.rotation_due_at ?? null,
+    rotation_pending: k.pendingKeyCiphertext != null,
+    pending_key_created_at: k.pendingKeyCreatedAt ? k.pendingKeyCreatedAt.toISOString() : null,
     object: 'api-key',
   };
 }

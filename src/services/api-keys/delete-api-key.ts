@@ -18,6 +18,10 @@ export async function deleteApiKey(em: EntityManager, actor: Actor, meta: Reques
   return em.transactional(async (tx) => {
     const key = await findKeyForChange(tx, actor, id, 'delete');
     key.deletedAt = new Date();
+    // An unclaimed secret of a scheduled rotation goes with the key.
+    key.pendingKeyCiphertext = null;
+    key.pendingKeyMask = null;
+    key.pendingKeyCreatedAt = null;
     recordAudit(tx, actor, meta, {
       action: 'api_key.delete',
       targetType: 'api_key',

@@ -3,7 +3,7 @@ import { generateApiKeySecret, hashApiKey, maskApiKey } from '../../domain/api-k
 import { ApiKeySchema } from '../../persistence/entities/index.ts';
 import type { ApiKey } from '../../persistence/entities/api-key.ts';
 
-type KeyFields = Omit<ApiKey, 'id' | 'keyHash' | 'keyMask' | 'revision' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'status' | 'previousKeyHash' | 'previousKeyExpiresAt' | 'lastRotatedAt'>;
+type KeyFields = Omit<ApiKey, 'id' | 'keyHash' | 'keyMask' | 'revision' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'status' | 'previousKeyHash' | 'previousKeyExpiresAt' | 'lastRotatedAt' | 'pendingKeyCiphertext' | 'pendingKeyMask' | 'pendingKeyCreatedAt'>;
 
 export interface SecretMaterial {
   /** The raw secret: shown once to the caller, never stored. */

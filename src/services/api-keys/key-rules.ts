@@ -16,11 +16,8 @@ import type { Actor } from '../auth/actor.ts';
 /** How long the previous secret keeps working after a rotation when neither the request nor the policy says. */
 export const DEFAULT_TRANSITION_MS = 24 * 3_600_000;
 
-/** The stored policy: the request fields plus when the scheduler found a rotation due. */
-export interface StoredRotationPolicy extends RotationPolicy {
-  /** Set by the scheduled-rotation job; cleared by the next rotation (see rotation-scheduler.ts). */
-  rotation_due_at?: string | null;
-}
+/** The stored policy: the request fields, `next_rotation_at` always computed when a period is set. */
+export type StoredRotationPolicy = RotationPolicy;
 
 /** The stored usage limits: the request fields plus the last reset (`reset_usage: true` on update). */
 export interface StoredUsageLimits extends UsageLimits {
@@ -30,7 +27,6 @@ export interface StoredUsageLimits extends UsageLimits {
 }
 
 const INTERNAL_USAGE_FIELDS = ['last_reset_at', 'reset_usage'] as const;
-const INTERNAL_POLICY_FIELDS = ['rotation_due_at'] as const;
 
 export function publicUsageLimits(v: StoredUsageLimits | null | undefined): Record<string, unknown> | null {
   if (!v) return null;
@@ -40,10 +36,7 @@ export function publicUsageLimits(v: StoredUsageLimits | null | undefined): Reco
 }
 
 export function publicRotationPolicy(v: StoredRotationPolicy | null | undefined): Record<string, unknown> | null {
-  if (!v) return null;
-  const out: Record<string, unknown> = { ...v };
-  for (const f of INTERNAL_POLICY_FIELDS) delete out[f];
-  return out;
+  return v ? { ...v } : null;
 }
 
 /** Scopes of a key must be known, fit its level, and stay within the caller's and the user's role (spec, Authentication 5). */
@@ -161,19 +154,17 @@ export function settleRotationPolicy(
     const sameCadence = existing != null && rotationPeriodDays(existing) === days && existing.next_rotation_at != null;
     policy.next_rotation_at = sameCadence ? existing.next_rotation_at! : plusDays(now, days).toISOString();
   }
-  if (existing?.rotation_due_at) policy.rotation_due_at = existing.rotation_due_at;
   return compact(policy);
 }
 
-/** The policy after a rotation at `now`: the due mark cleared, the next rotation one period on. */
+/** The policy after a rotation at `now`: the next rotation one period on. */
 export function policyAfterRotation(p: StoredRotationPolicy | null, now: Date): StoredRotationPolicy | null {
   if (!p) return null;
   const days = rotationPeriodDays(p);
-  const { rotation_due_at: _done, ...rest } = p;
-  let next = rest.next_rotation_at ?? null;
+  let next = p.next_rotation_at ?? null;
   if (days != null) next = plusDays(now, days).toISOString();
   else if (next != null && Date.parse(next) <= now.getTime()) next = null; // a one-off rotation that has now happened
-  return compact({ ...rest, next_rotation_at: next });
+  return compact({ ...p, next_rotation_at: next });
 }
 
 /** The usage limits to store on update: the new fields, keeping the last reset. */

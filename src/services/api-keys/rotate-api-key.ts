@@ -17,13 +17,31 @@ export interface RotatedApiKey {
   key_transition_expires_at: string;
 }
 
+/** What a rotation leaves behind besides the new secret. */
+export interface AppliedRotation {
+  transitionEndsAt: Date;
+  /** A still-valid older previous secret ended at once (only one previous secret is kept). */
+  replacedPrevious: boolean;
+  /** An unclaimed secret of an earlier scheduled rotation was discarded (it is now the previous secret, or gone). */
+  discardedPending: boolean;
+}
+
 /**
  * Gives the key a new secret; the one it had keeps working until the transition ends
  * (`key_transition_period_ms` of the request, else of the policy, else 24 hours), then never
  * again. Only one previous secret is kept: rotating again ends the older one at once.
+ * `pending` is the new secret sealed for its owner to claim (scheduled rotation); without it
+ * (manual rotation: the caller gets the secret in the answer) an unclaimed one is discarded.
  */
-export function applyRotation(key: ApiKey, material: { keyHash: string; keyMask: string }, transitionMs: number, now: Date): { transitionEndsAt: Date; replacedPrevious: boolean } {
+export function applyRotation(
+  key: ApiKey,
+  material: { keyHash: string; keyMask: string },
+  transitionMs: number,
+  now: Date,
+  pending: { ciphertext: string } | null = null,
+): AppliedRotation {
   const replacedPrevious = !!key.previousKeyHash && !!key.previousKeyExpiresAt && key.previousKeyExpiresAt.getTime() > now.getTime();
+  const discardedPending = key.pendingKeyCiphertext != null;
   const transitionEndsAt = new Date(now.getTime() + transitionMs);
   key.previousKeyHash = key.keyHash;
   key.previousKeyExpiresAt = transitionEndsAt;
@@ -31,10 +49,19 @@ export function applyRotation(key: ApiKey, material: { keyHash: string; keyMask:
   key.keyMask = material.keyMask;
   key.lastRotatedAt = now;
   key.rotationPolicy = policyAfterRotation((key.rotationPolicy as StoredRotationPolicy | null) ?? null, now);
-  return { transitionEndsAt, replacedPrevious };
+  key.pendingKeyCiphertext = pending?.ciphertext ?? null;
+  key.pendingKeyMask = pending ? material.keyMask : null;
+  key.pendingKeyCreatedAt = pending ? now : null;
+  return { transitionEndsAt, replacedPrevious, discardedPending };
 }
 
-/** `POST /api-keys/{id}/rotate` → `{id, key, key_transition_expires_at}`; one audit event, no secret in it. */
+/** The sealed-value context of a key's pending secret: it only opens for that key's row. */
+export const pendingSecretContext = (keyId: string): string => `api_key.pending_key:${keyId}`;
+
+/**
+ * `POST /api-keys/{id}/rotate` → `{id, key, key_transition_expires_at}`; one audit event, no secret in it.
+ * An unclaimed secret of a scheduled rotation is discarded: the caller gets the new one here.
+ */
 export async function rotateApiKey(em: EntityManager, actor: Actor, meta: RequestMeta, id: string, rawInput: unknown): Promise<RotatedApiKey> {
   const input = parseWith(rotateApiKeySchema, rawInput ?? {});
   return em.transactional(async (tx) => {
@@ -46,9 +73,8 @@ export async function rotateApiKey(em: EntityManager, actor: Actor, meta: Reques
       throw invalidParameter('key_transition_period_ms', 'key_transition_period_ms: must be shorter than the key\'s rotation period');
     }
     const material = await secretMaterial();
-    const wasDue = policy?.rotation_due_at ?? null;
     const now = new Date();
-    const { transitionEndsAt, replacedPrevious } = applyRotation(key, material, transitionMs, now);
+    const { transitionEndsAt, replacedPrevious, discardedPending } = applyRotation(key, material, transitionMs, now);
     recordAudit(tx, actor, meta, {
       action: 'api_key.rotate',
       targetType: 'api_key',
@@ -59,7 +85,7 @@ export async function rotateApiKey(em: EntityManager, actor: Actor, meta: Reques
         key_transition_period_ms: transitionMs,
         key_transition_expires_at: transitionEndsAt.toISOString(),
         older_previous_secret_ended: replacedPrevious,
-        rotation_was_due_at: wasDue,
+        unclaimed_secret_discarded: discardedPending,
         next_rotation_at: (key.rotationPolicy as StoredRotationPolicy | null)?.next_rotation_at ?? null,
       },
     });
