@@ -1,6 +1,7 @@
 // What a worker needs from its runtime: the runtime adapters (workers/runtime) provide
 // these, the rest of workers/ stays on web standards.
 import type { ResolvedKey } from '../src/domain/api-key.ts';
+import type { HeldResource, ResourceEvent, WatchSubscription } from '../src/domain/sync-codec.ts';
 import type { ReportAck, UsageBatch } from '../src/domain/usage-record.ts';
 
 /** Resolve calls to the control plane. Rejects with ControlPlaneUnavailable when it cannot answer. */
@@ -23,6 +24,27 @@ export interface ReportStream {
 /** The acknowledged usage stream (gRPC Report). */
 export interface ReportChannel {
   open(handlers: { onAck(ack: ReportAck): void; onClose(error?: unknown): void }): ReportStream;
+}
+
+export interface WatchHandlers {
+  /** The control plane accepted the stream. */
+  onOpen(): void;
+  onEvent(event: ResourceEvent): void;
+  /** The stream ended (error: why); the caller reconnects. */
+  onClose(error?: unknown): void;
+}
+
+export interface WatchStream {
+  /** More held resources, after the subscription (large caches go in chunks). */
+  sendHeld(held: HeldResource[]): void;
+  /** Acknowledges the highest version applied. */
+  ack(version: number): void;
+  end(): void;
+}
+
+/** The change stream (gRPC Watch): opened with a subscription, it carries changes as they commit. */
+export interface WatchChannel {
+  watch(subscription: WatchSubscription, handlers: WatchHandlers): WatchStream;
 }
 
 export interface UpstreamRequest {

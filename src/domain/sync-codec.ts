@@ -94,3 +94,70 @@ export function keyFromWire(res: WireResolveKeyResponse): ResolvedKey | null {
     version: Number(res.version),
   };
 }
+
+// Watch (proto WatchRequest / WatchEvent): the control plane pushes changes with versions, the
+// worker acknowledges what it applied and, when it (re)subscribes, says what it holds.
+
+export type WatchAction = 'upsert' | 'delete' | 'reset';
+export const API_KEY_RESOURCE = 'api_key';
+
+/** One pushed change. */
+export interface ResourceEvent {
+  /** resource_change version; 0 for an answer to a held resource (its state now, not a logged change). */
+  version: number;
+  resourceType: string;
+  /** For api_key: the hex SHA-256 of the secret. */
+  resourceKey: string;
+  action: WatchAction;
+  /** api_key upserts: the key as a worker would resolve it now (its own `version` is the key's revision), when sent. */
+  key: ResolvedKey | null;
+}
+
+/** A resource the worker holds, with the version it holds (for a key: its revision). */
+export interface HeldResource { type: string; key: string; version: number }
+
+export interface WatchSubscription {
+  workerId: string;
+  /** The highest event version the worker applied; 0 on first start. */
+  sinceVersion: number;
+  held: HeldResource[];
+}
+
+export interface WireHeldResource { type: string; key: string; version: number }
+export interface WireWatchRequest {
+  subscribe?: { worker_id: string; since_version: number; held: WireHeldResource[] } | null;
+  held?: { held: WireHeldResource[] } | null;
+  ack?: { version: number } | null;
+  request?: 'subscribe' | 'held' | 'ack';
+}
+export interface WireWatchEvent {
+  version: number;
+  resource_type: string;
+  resource_key: string;
+  action: string;
+  key: WireResolveKeyResponse | null;
+}
+
+export function watchEventToWire(e: ResourceEvent): WireWatchEvent {
+  return {
+    version: e.version,
+    resource_type: e.resourceType,
+    resource_key: e.resourceKey,
+    action: e.action,
+    key: e.key ? keyToWire(e.key) : null,
+  };
+}
+
+export function watchEventFromWire(w: WireWatchEvent): ResourceEvent | null {
+  if (w.action !== 'upsert' && w.action !== 'delete' && w.action !== 'reset') return null;
+  return {
+    version: Number(w.version),
+    resourceType: w.resource_type,
+    resourceKey: w.resource_key,
+    action: w.action,
+    key: w.key ? keyFromWire(w.key) : null,
+  };
+}
+
+export const heldToWire = (h: HeldResource): WireHeldResource => ({ type: h.type, key: h.key, version: h.version });
+export const heldFromWire = (w: WireHeldResource): HeldResource => ({ type: w.type, key: w.key, version: Number(w.version) });

@@ -10,6 +10,7 @@ import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-h
 import type { SecretBox } from '../platform/secret-box.ts';
 import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
+import { startSync, type SyncOptions, type SyncService } from '../services/sync/sync-service.ts';
 
 export interface ControlPlaneOptions {
   orm: MikroORM;
@@ -24,6 +25,8 @@ export interface ControlPlaneOptions {
   secretBox: SecretBox;
   /** Public base URL of the control plane (PUBLIC_CONTROL_PLANE_URL), for links it hands out. */
   publicUrl?: string | null;
+  /** Watch: change feed (LISTEN/NOTIFY + poll) and resource_change retention. */
+  sync?: SyncOptions;
 }
 
 export interface RunningControlPlane {
@@ -31,6 +34,8 @@ export interface RunningControlPlane {
   httpPort: number;
   grpcPort: number;
   grpc: RunningGrpcServer;
+  /** Watch on this replica: connected watchers, their acknowledged versions, the change feed. */
+  sync: SyncService;
   close(): Promise<void>;
 }
 
@@ -71,7 +76,11 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     server.listen(opts.httpPort, opts.host, () => resolve());
   });
   const httpPort = (server.address() as AddressInfo).port;
-  const grpc = await startGrpcServer({ orm, workerToken: opts.workerToken, host: opts.host, port: opts.grpcPort, logger });
+  const sync = await startSync(orm, logger, opts.sync);
+  const grpc = await startGrpcServer({ orm, workerToken: opts.workerToken, host: opts.host, port: opts.grpcPort, logger, watch: sync.hub }).catch(async (err: unknown) => {
+    await sync.stop();
+    throw err;
+  });
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const rotation = opts.rotationIntervalMs === 0 ? null : startRotationScheduler(orm, opts.secretBox, { intervalMs: opts.rotationIntervalMs, logger });
   logger.info('control plane listening', { http: httpPort, grpc: grpc.port });
@@ -80,9 +89,11 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     httpPort,
     grpcPort: grpc.port,
     grpc,
+    sync,
     async close() {
       await rotation?.stop();
       await grpc.close();
+      await sync.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -47,6 +47,8 @@ const cp = await startControlPlane({
   secretBox: createSecretBox(secretKey.key),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
+  // PGlite takes one connection: no dedicated LISTEN connection; the one replica polls its change log often.
+  sync: { listen: false, pollIntervalMs: 250 },
 });
 // The in-process worker takes the same settings, with the same defaults, as `npm run worker`.
 const worker = await startNodeWorker(

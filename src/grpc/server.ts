@@ -7,6 +7,8 @@ import type { ReportAck, UsageBatch } from '../domain/usage-record.ts';
 import { workerSyncService } from '../platform/grpc-contract.ts';
 import { resolveKeyByHash } from '../services/api-keys/resolve-key.ts';
 import { storeUsageBatch } from '../services/usage/store-usage.ts';
+import type { WatchHub } from '../services/sync/watch-hub.ts';
+import { watchService } from './watch.ts';
 import { unauthenticatedStatus, workerTokenChecker } from './worker-auth.ts';
 
 export interface GrpcServerOptions {
@@ -15,6 +17,8 @@ export interface GrpcServerOptions {
   host: string;
   port: number;
   logger: Logger;
+  /** The replica's watchers (WorkerSync.Watch). */
+  watch: WatchHub;
 }
 
 export interface RunningGrpcServer {
@@ -28,8 +32,10 @@ export const SYNC_SERVICE_NAME = 'gateway.sync.v1.WorkerSync';
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
   const { orm, logger } = opts;
   const authorised = workerTokenChecker(opts.workerToken);
+  const watch = watchService(opts.watch, authorised, logger);
   const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.http2.min_ping_interval_without_data_ms': 10_000 });
 
+  const reports = new Set<{ finish(): void }>();
   server.addService(workerSyncService().service, {
     ResolveKey: (call: grpc.ServerUnaryCall<{ key_hash: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
       if (!authorised(call.metadata)) return cb(unauthenticatedStatus());
@@ -49,6 +55,9 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       }
       // Batches are stored one after another so acks come back in order.
       let chain = Promise.resolve();
+      const open = { finish: () => void chain.then(() => call.end()) };
+      reports.add(open);
+      call.on('close', () => reports.delete(open));
       call.on('data', (batch: UsageBatch) => {
         chain = chain.then(async () => {
           try {
@@ -62,9 +71,11 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
           }
         });
       });
-      call.on('end', () => void chain.then(() => call.end()));
-      call.on('error', () => {});
+      call.on('end', () => open.finish());
+      call.on('error', () => reports.delete(open));
     },
+
+    Watch: watch.handler,
   });
 
   const health = new HealthImplementation({ '': 'SERVING', [SYNC_SERVICE_NAME]: 'SERVING' });
@@ -80,6 +91,9 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     close: () =>
       new Promise<void>((resolve) => {
         health.setStatus('', 'NOT_SERVING');
+        watch.endAll(); // Watch streams never end on their own
+        // Report streams end once what they already received is stored and acknowledged.
+        for (const r of reports) r.finish();
         server.tryShutdown(() => resolve());
         setTimeout(() => server.forceShutdown(), 2_000).unref();
       }),

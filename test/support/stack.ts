@@ -1,8 +1,11 @@
 // A running gateway for integration and end-to-end tests: control plane (HTTP + gRPC) on a
 // fresh database, bootstrapped, plus any number of Node workers; every port ephemeral.
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { createLogger, silentLogger } from '../../src/domain/logger.ts';
 import { startControlPlane, type RunningControlPlane } from '../../src/entry/control-plane-app.ts';
 import { createSecretBox, type SecretBox } from '../../src/platform/secret-box.ts';
+import { openOrm } from '../../src/persistence/orm.ts';
+import type { SyncOptions } from '../../src/services/sync/sync-service.ts';
 import { bootstrap } from '../../src/services/bootstrap/bootstrap.ts';
 import type { WorkerSettings } from '../../workers/runtime/assemble.ts';
 import { startNodeWorker, type NodeWorker } from '../../workers/runtime/node.ts';
@@ -21,7 +24,12 @@ export interface Stack {
   organisationId: string;
   workspaceId: string;
   workers: NodeWorker[];
-  startWorker(overrides?: Partial<WorkerSettings>): Promise<NodeWorker>;
+  /** A worker of `controlPlane` (default: the stack's first replica). */
+  startWorker(overrides?: Partial<WorkerSettings>, controlPlane?: RunningControlPlane): Promise<NodeWorker>;
+  /** Replicas started with {@link startReplica} (not the first one). */
+  replicas: RunningControlPlane[];
+  /** Another control-plane replica on the same database, with its own ORM (closed with the stack). */
+  startReplica(opts?: { sync?: SyncOptions }): Promise<RunningControlPlane>;
   /** Creates a key through the REST adapter, as a user would. */
   createKey(body: Record<string, unknown>, subType?: 'service' | 'user'): Promise<{ id: string; key: string }>;
   close(): Promise<void>;
@@ -46,7 +54,9 @@ export function workerSettings(grpcPort: number, overrides: Partial<WorkerSettin
 }
 
 export async function startStack(
-  opts: { workers?: number; adminKey?: string; verbose?: boolean; rotationIntervalMs?: number; publicUrl?: string | null } = { verbose: !!process.env.GW_TEST_VERBOSE },
+  opts: { workers?: number; adminKey?: string; verbose?: boolean; rotationIntervalMs?: number; publicUrl?: string | null; sync?: SyncOptions } = {
+    verbose: !!process.env.GW_TEST_VERBOSE,
+  },
 ): Promise<Stack> {
   const db = await createTestDatabase();
   const boot = await bootstrap(db.orm, { adminKey: opts.adminKey });
@@ -62,12 +72,38 @@ export async function startStack(
     secretBox,
     rotationIntervalMs: opts.rotationIntervalMs,
     publicUrl: opts.publicUrl ?? null,
+    sync: opts.sync,
   });
   const workers: NodeWorker[] = [];
-  const startWorker = async (overrides: Partial<WorkerSettings> = {}) => {
-    const w = await startNodeWorker(workerSettings(controlPlane.grpcPort, overrides), '127.0.0.1', 0);
+  const startWorker = async (overrides: Partial<WorkerSettings> = {}, via: RunningControlPlane = controlPlane) => {
+    // Same shared-store prefix for every worker of the stack, whichever replica it talks to.
+    const w = await startNodeWorker(
+      { ...workerSettings(controlPlane.grpcPort, overrides), controlPlaneTarget: overrides.controlPlaneTarget ?? `127.0.0.1:${via.grpcPort}` },
+      '127.0.0.1',
+      0,
+    );
     workers.push(w);
     return w;
+  };
+  const replicas: RunningControlPlane[] = [];
+  const replicaOrms: MikroORM[] = [];
+  const startReplica = async (replicaOpts: { sync?: SyncOptions } = {}) => {
+    const orm = await openOrm({ databaseUrl: db.url, poolMax: 5 });
+    replicaOrms.push(orm);
+    const replica = await startControlPlane({
+      orm,
+      host: '127.0.0.1',
+      httpPort: 0,
+      grpcPort: 0,
+      workerToken: TEST_WORKER_TOKEN,
+      logger,
+      secretBox,
+      rotationIntervalMs: 0,
+      publicUrl: opts.publicUrl ?? null,
+      sync: replicaOpts.sync ?? opts.sync,
+    });
+    replicas.push(replica);
+    return replica;
   };
   for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
   const stack: Stack = {
@@ -79,6 +115,8 @@ export async function startStack(
     workspaceId: boot.workspaceId,
     workers,
     startWorker,
+    replicas,
+    startReplica,
     async createKey(body, subType = 'service') {
       const res = await fetch(`${controlPlane.httpUrl}/v2/api-keys/${subType}`, {
         method: 'POST',
@@ -91,6 +129,8 @@ export async function startStack(
     },
     async close() {
       for (const w of workers) await w.close();
+      for (const r of replicas) await r.close();
+      for (const o of replicaOrms) await o.close(true);
       await controlPlane.close();
       await db.drop();
     },

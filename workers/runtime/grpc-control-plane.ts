@@ -1,10 +1,27 @@
-// The worker's gRPC client (ResolveKey, Report). @grpc/grpc-js runs on Node and on Deno.
+// The worker's gRPC client (ResolveKey, Report, Watch). @grpc/grpc-js runs on Node and on Deno.
 import * as grpc from '@grpc/grpc-js';
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
-import { keyFromWire, type WireResolveKeyResponse } from '../../src/domain/sync-codec.ts';
+import {
+  heldToWire,
+  keyFromWire,
+  watchEventFromWire,
+  type HeldResource,
+  type WatchSubscription,
+  type WireResolveKeyResponse,
+  type WireWatchEvent,
+  type WireWatchRequest,
+} from '../../src/domain/sync-codec.ts';
 import type { ReportAck, UsageBatch } from '../../src/domain/usage-record.ts';
 import { workerSyncService, workerTokenMetadata } from '../../src/platform/grpc-contract.ts';
-import { ControlPlaneUnavailable, type ControlPlaneLink, type ReportChannel, type ReportStream } from '../contracts.ts';
+import {
+  ControlPlaneUnavailable,
+  type ControlPlaneLink,
+  type ReportChannel,
+  type ReportStream,
+  type WatchChannel,
+  type WatchHandlers,
+  type WatchStream,
+} from '../contracts.ts';
 
 export interface GrpcControlPlaneOptions {
   /** host:port */
@@ -19,7 +36,7 @@ export interface LinkState {
   since: number;
 }
 
-export class GrpcControlPlane implements ControlPlaneLink, ReportChannel {
+export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchChannel {
   private readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
   private readonly metadata: grpc.Metadata;
   readonly state: LinkState = { reachable: true, since: Date.now() };
@@ -82,6 +99,44 @@ export class GrpcControlPlane implements ControlPlaneLink, ReportChannel {
       end: () => {
         closed = true;
         call.end();
+      },
+    };
+  }
+
+  watch(sub: WatchSubscription, handlers: WatchHandlers): WatchStream {
+    const call = this.client.Watch!(this.metadata) as grpc.ClientDuplexStream<WireWatchRequest, WireWatchEvent>;
+    let closed = false;
+    const close = (error?: unknown) => {
+      if (closed) return;
+      closed = true;
+      handlers.onClose(error);
+    };
+    const write = (req: WireWatchRequest) => {
+      if (!closed) call.write(req);
+    };
+    // The control plane sends its headers once it accepted the worker token.
+    call.on('metadata', () => {
+      if (closed) return;
+      this.mark(true);
+      handlers.onOpen();
+    });
+    call.on('data', (wire: WireWatchEvent) => {
+      const event = watchEventFromWire(wire);
+      if (event && !closed) handlers.onEvent(event);
+    });
+    call.on('error', (err: grpc.ServiceError) => {
+      if (err.code === grpc.status.UNAVAILABLE) this.mark(false);
+      close(err.code === grpc.status.UNAUTHENTICATED ? new Error('control plane refused the worker token') : err);
+    });
+    call.on('end', () => close());
+    write({ subscribe: { worker_id: sub.workerId, since_version: sub.sinceVersion, held: sub.held.map(heldToWire) } });
+    return {
+      sendHeld: (held: HeldResource[]) => write({ held: { held: held.map(heldToWire) } }),
+      ack: (version: number) => write({ ack: { version } }),
+      end: () => {
+        if (closed) return;
+        closed = true;
+        call.cancel();
       },
     };
   }
