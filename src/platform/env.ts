@@ -34,6 +34,9 @@ const controlPlane = z.object({
   GRPC_PORT: port(50051),
   GATEWAY_ADMIN_KEY: z.string().regex(/^[A-Za-z0-9]{40,}$/, 'must be at least 40 letters and digits').optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // Watch (issue 5): how long changes are kept for workers catching up, and the safety-net poll.
+  RESOURCE_CHANGE_RETENTION_MS: z.coerce.number().int().min(60_000).default(86_400_000),
+  SYNC_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(2_000),
   // Encrypts secrets kept at rest (a scheduled rotation's new key secret until it is claimed).
   GATEWAY_SECRET_KEY: secretKey,
   ROTATION_INTERVAL_MS: rotationInterval,
@@ -54,6 +57,8 @@ const worker = z.object({
   USAGE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(1).default(200),
   USAGE_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(200),
   USAGE_BUFFER_MAX: z.coerce.number().int().min(1).default(100_000),
+  // When USAGE_BUFFER_MAX records are held: evict the oldest held records, or refuse new ones (counted either way).
+  USAGE_OVERFLOW: z.enum(['drop-oldest', 'drop-newest']).default('drop-oldest'),
 });
 
 const embedded = z.object({

@@ -8,6 +8,8 @@ const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url
 export interface RunningProcess {
   child: ChildProcess;
   output(): string;
+  /** SIGKILL for the whole process group (tsx runs the entry in a node child of its own). */
+  kill(): Promise<number | null>;
   /** Resolves with the output once `pattern` appears; rejects if the process exits first or time runs out. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   exited: Promise<number | null>;
@@ -15,7 +17,15 @@ export interface RunningProcess {
 }
 
 export function runEntry(file: string, env: Record<string, string>): RunningProcess {
-  const child = spawn(TSX, [file], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so a signal reaches tsx and the node process it starts alike.
+  const child = spawn(TSX, [file], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      /* already gone */
+    }
+  };
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -51,10 +61,14 @@ export function runEntry(file: string, env: Record<string, string>): RunningProc
         check();
       });
     },
+    async kill() {
+      if (!done) signalGroup('SIGKILL');
+      return exited;
+    },
     async stop() {
       if (!done) {
-        child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.kill('SIGTERM'); // tsx relays it to the entry, which shuts down cleanly
+        const t = setTimeout(() => signalGroup('SIGKILL'), 10_000);
         const code = await exited;
         clearTimeout(t);
         return code;

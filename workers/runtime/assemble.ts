@@ -7,6 +7,7 @@ import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
 import { createGatewayHandler, type FetchHandler, type WorkerHealth } from '../handler.ts';
 import { KeyCache } from '../sync/key-cache.ts';
+import { KeyWatcher } from '../sync/key-watcher.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
 import { GrpcControlPlane } from './grpc-control-plane.ts';
 
@@ -21,16 +22,21 @@ export interface WorkerSettings {
   usageBatchSize: number;
   usageFlushIntervalMs: number;
   usageBufferMax: number;
+  usageOverflow?: 'drop-oldest' | 'drop-newest' | undefined;
   logLevel: LogLevel;
   /** Shared store; without it the worker uses the in-process store (embedded default). */
   redisUrl?: string | undefined;
   redisKeyPrefix?: string | undefined;
+  /** Names this worker on its Watch stream (default: a random id per process). */
+  workerId?: string | undefined;
 }
 
 export interface AssembledWorker {
   handler: FetchHandler;
   controlPlane: GrpcControlPlane;
   reporter: UsageReporter;
+  keys: KeyCache;
+  watcher: KeyWatcher;
   store: SharedStore;
   logger: Logger;
   close(): Promise<void>;
@@ -52,13 +58,16 @@ export function assembleWorker(
   });
   const reporter = new UsageReporter(
     controlPlane,
-    { batchSize: settings.usageBatchSize, flushIntervalMs: settings.usageFlushIntervalMs, maxBuffered: settings.usageBufferMax },
+    { batchSize: settings.usageBatchSize, flushIntervalMs: settings.usageFlushIntervalMs, maxBuffered: settings.usageBufferMax, overflow: settings.usageOverflow },
     logger,
   );
   reporter.start();
+  const watcher = new KeyWatcher(controlPlane, keys, { workerId: settings.workerId ?? crypto.randomUUID() }, logger);
+  watcher.start();
   const startedAt = new Date().toISOString();
   const health = (): WorkerHealth => {
     const usage = reporter.snapshot();
+    const watch = watcher.snapshot();
     const reachable = controlPlane.state.reachable && usage.connected;
     const storeReachable = store instanceof RedisStore ? store.reachable : true;
     return {
@@ -66,6 +75,7 @@ export function assembleWorker(
       started_at: startedAt,
       control_plane: { reachable, since: new Date(controlPlane.state.since).toISOString() },
       key_cache: { entries: keys.size },
+      watch: { connected: watch.connected, applied_version: watch.appliedVersion, resets: watch.resets },
       store: { kind: store.kind, reachable: storeReachable },
       usage: { queued: usage.queued, awaiting_ack: usage.awaitingAck, acknowledged: usage.acknowledged, dropped: usage.dropped },
     };
@@ -83,9 +93,12 @@ export function assembleWorker(
     handler,
     controlPlane,
     reporter,
+    keys,
+    watcher,
     store,
     logger,
     async close() {
+      watcher.close();
       await reporter.close(5_000);
       controlPlane.close();
       await store.close();

@@ -12,6 +12,7 @@ export function workerSettingsFromEnv(env: WorkerEnv): WorkerSettings {
     usageBatchSize: env.USAGE_BATCH_SIZE,
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     usageBufferMax: env.USAGE_BUFFER_MAX,
+    usageOverflow: env.USAGE_OVERFLOW,
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
   };

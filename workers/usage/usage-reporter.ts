@@ -2,11 +2,22 @@ import type { Logger } from '../../src/domain/logger.ts';
 import type { ReportAck, UsageBatch, UsageRecord } from '../../src/domain/usage-record.ts';
 import type { ReportChannel, ReportStream } from '../contracts.ts';
 
+/**
+ * What happens to a record when the buffer already holds `maxBuffered`:
+ * `drop-oldest` evicts the oldest held records (unacknowledged batches first, so the newest usage
+ * survives a long outage); `drop-newest` refuses the incoming record and keeps what is held.
+ */
+export type UsageOverflow = 'drop-oldest' | 'drop-newest';
+
 export interface UsageReporterOptions {
   batchSize: number;
   flushIntervalMs: number;
-  /** Records held (queued + awaiting acknowledgement) before the oldest are dropped and counted. */
+  /** Records held (queued + awaiting acknowledgement) before overflow drops records (counted, never silent). */
   maxBuffered: number;
+  /** Default `drop-oldest`. */
+  overflow?: UsageOverflow | undefined;
+  /** At most one overflow warning per this interval (default 10 s), carrying the running count. */
+  overflowWarnIntervalMs?: number;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
 }
@@ -15,6 +26,7 @@ export interface UsageReporterStats {
   queued: number;
   awaitingAck: number;
   acknowledged: number;
+  /** Records given up on without an acknowledgement because the buffer was full. */
   dropped: number;
   connected: boolean;
 }
@@ -36,9 +48,18 @@ export class UsageReporter {
   private seq = 0;
   private readonly idleWaiters: (() => void)[] = [];
   private stats = { acknowledged: 0, dropped: 0 };
+  /** Records queued + awaiting acknowledgement. */
+  private held = 0;
+  private readonly overflow: UsageOverflow;
+  private readonly warnIntervalMs: number;
+  private lastWarnAt = Number.NEGATIVE_INFINITY;
+  private droppedSinceWarning = 0;
+  private warnTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly channel: ReportChannel, private readonly opts: UsageReporterOptions, private readonly logger: Logger) {
     this.backoff = opts.reconnectMinMs ?? 100;
+    this.overflow = opts.overflow ?? 'drop-oldest';
+    this.warnIntervalMs = opts.overflowWarnIntervalMs ?? 10_000;
   }
 
   start(): void {
@@ -48,16 +69,22 @@ export class UsageReporter {
   /** Never blocks: the record is queued and sent by the next flush. */
   push(record: UsageRecord): void {
     if (this.closed) return;
+    if (this.held >= this.opts.maxBuffered) {
+      if (this.overflow === 'drop-newest') {
+        this.noteDropped(1);
+        return;
+      }
+      this.evictOldest(this.held - this.opts.maxBuffered + 1);
+    }
     this.queue.push(record);
-    this.enforceBound();
+    this.held++;
     if (this.queue.length >= this.opts.batchSize) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.flushIntervalMs);
   }
 
   snapshot(): UsageReporterStats {
-    let awaiting = 0;
-    for (const b of this.inflight.values()) awaiting += b.records.length;
-    return { queued: this.queue.length, awaitingAck: awaiting, acknowledged: this.stats.acknowledged, dropped: this.stats.dropped, connected: this.connected };
+    const queued = this.queue.length;
+    return { queued, awaitingAck: this.held - queued, acknowledged: this.stats.acknowledged, dropped: this.stats.dropped, connected: this.connected };
   }
 
   /** Resolves once everything pushed so far is acknowledged (or the timeout passes). */
@@ -79,6 +106,7 @@ export class UsageReporter {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.warnDropped(); // the last overflow count is reported, not lost with the timer
     this.stream?.end();
     this.stream = null;
   }
@@ -87,17 +115,48 @@ export class UsageReporter {
     return this.queue.length === 0 && this.inflight.size === 0;
   }
 
-  private enforceBound(): void {
-    let held = this.queue.length;
-    for (const b of this.inflight.values()) held += b.records.length;
-    const excess = held - this.opts.maxBuffered;
-    if (excess > 0) {
-      // Oldest unsent records go first; the loss is counted and reported, never silent.
-      const n = Math.min(excess, this.queue.length);
-      this.queue.splice(0, n);
-      this.stats.dropped += n;
-      this.logger.warn('usage buffer full: records dropped', { dropped: n, total_dropped: this.stats.dropped });
+  /** drop-oldest: frees `n` places by giving up on the oldest held records, unacknowledged batches first. */
+  private evictOldest(n: number): void {
+    let left = n;
+    for (const [id, batch] of this.inflight) {
+      if (left <= 0) break;
+      const take = Math.min(left, batch.records.length);
+      // A batch already written keeps its id; a resend carries only its remaining records
+      // (a new object, so a write still being encoded is untouched).
+      if (take === batch.records.length) this.inflight.delete(id);
+      else this.inflight.set(id, { batch_id: id, records: batch.records.slice(take) });
+      left -= take;
     }
+    if (left > 0) left -= this.queue.splice(0, left).length;
+    const dropped = n - left;
+    this.held -= dropped;
+    this.noteDropped(dropped);
+  }
+
+  /** Counts dropped records; the warning (with the running count) goes out at most once per interval. */
+  private noteDropped(n: number): void {
+    if (n <= 0) return;
+    this.stats.dropped += n;
+    this.droppedSinceWarning += n;
+    const wait = this.lastWarnAt + this.warnIntervalMs - Date.now();
+    if (wait <= 0) this.warnDropped();
+    else if (!this.warnTimer && !this.closed) this.warnTimer = setTimeout(() => this.warnDropped(), wait);
+  }
+
+  private warnDropped(): void {
+    if (this.warnTimer) {
+      clearTimeout(this.warnTimer);
+      this.warnTimer = null;
+    }
+    if (!this.droppedSinceWarning) return;
+    this.logger.warn('usage buffer full: records dropped', {
+      overflow: this.overflow,
+      max_buffered: this.opts.maxBuffered,
+      dropped: this.droppedSinceWarning,
+      total_dropped: this.stats.dropped,
+    });
+    this.droppedSinceWarning = 0;
+    this.lastWarnAt = Date.now();
   }
 
   private flush(): void {
@@ -138,6 +197,7 @@ export class UsageReporter {
     const batch = this.inflight.get(ack.batch_id);
     if (!batch) return;
     this.inflight.delete(ack.batch_id);
+    this.held -= batch.records.length;
     this.stats.acknowledged += batch.records.length;
     this.backoff = this.opts.reconnectMinMs ?? 100;
     if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
