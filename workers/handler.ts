@@ -16,6 +16,8 @@ export interface WorkerHealth {
   [k: string]: unknown;
 }
 
+export type WorkerReadiness = { ready: true } | { ready: false; reason: string };
+
 export interface WorkerDeps {
   keys: KeyCache;
   hashKey: KeyHasher;
@@ -24,6 +26,8 @@ export interface WorkerDeps {
   trustedHosts: TrustedHosts;
   logger: Logger;
   health(): WorkerHealth;
+  /** Readiness (`GET /ready`); without it the worker is always ready. */
+  ready?(): WorkerReadiness;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -66,6 +70,10 @@ export function createGatewayHandler(deps: WorkerDeps): FetchHandler {
     if (path === '/health' && request.method === 'GET') {
       const h = deps.health();
       return new Response(JSON.stringify(h), { status: 200, headers: { 'content-type': 'application/json' } });
+    }
+    if (path === '/ready' && request.method === 'GET') {
+      const r = deps.ready?.() ?? { ready: true };
+      return new Response(JSON.stringify(r), { status: r.ready ? 200 : 503, headers: { 'content-type': 'application/json' } });
     }
     return errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${path}`));
   };

@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createGraphQL } from '../../graphql/server.ts';
 import { AppError, errorResponse } from '../domain/errors.ts';
 import type { Logger } from '../domain/logger.ts';
-import { startGrpcServer, type RunningGrpcServer } from '../grpc/server.ts';
+import { startGrpcServer, type GrpcServerTls, type RunningGrpcServer } from '../grpc/server.ts';
 import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-http.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
 import { createRestRouter } from '../rest/router.ts';
@@ -18,6 +18,10 @@ export interface ControlPlaneOptions {
   httpPort: number;
   grpcPort: number;
   workerToken: string;
+  /** WORKER_TOKEN_PREVIOUS: also accepted during a worker token rotation. */
+  previousWorkerToken?: string | null | undefined;
+  /** TLS for the gRPC port (GRPC_TLS_CERT_FILE + GRPC_TLS_KEY_FILE). */
+  grpcTls?: GrpcServerTls | null | undefined;
   logger: Logger;
   /** Scheduled key rotation pass interval (default 60 s); 0 turns the job off on this replica. */
   rotationIntervalMs?: number;
@@ -77,7 +81,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   });
   const httpPort = (server.address() as AddressInfo).port;
   const sync = await startSync(orm, logger, opts.sync);
-  const grpc = await startGrpcServer({ orm, workerToken: opts.workerToken, host: opts.host, port: opts.grpcPort, logger, watch: sync.hub }).catch(async (err: unknown) => {
+  const grpc = await startGrpcServer({
+    orm,
+    workerToken: opts.workerToken,
+    previousWorkerToken: opts.previousWorkerToken,
+    tls: opts.grpcTls,
+    host: opts.host, port: opts.grpcPort, logger, watch: sync.hub }).catch(async (err: unknown) => {
     await sync.stop();
     throw err;
   });

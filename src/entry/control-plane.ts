@@ -1,5 +1,7 @@
 // Production entry: `npm run control-plane` (DATABASE_URL, WORKER_TOKEN, GATEWAY_SECRET_KEY, ...).
 import { createLogger } from '../domain/logger.ts';
+import { loadGrpcServerTls } from '../grpc/tls-files.ts';
+import type { GrpcServerTls } from '../grpc/server.ts';
 import { loadControlPlaneEnv, type ControlPlaneEnv } from '../platform/env.ts';
 import { createSecretBox } from '../platform/secret-box.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
@@ -8,8 +10,10 @@ import { startControlPlane } from './control-plane-app.ts';
 import { exitOnConfigError, onShutdown } from './shutdown.ts';
 
 let env: ControlPlaneEnv;
+let grpcTls: GrpcServerTls | null;
 try {
   env = loadControlPlaneEnv();
+  grpcTls = loadGrpcServerTls(env.GRPC_TLS_CERT_FILE, env.GRPC_TLS_KEY_FILE);
 } catch (err) {
   exitOnConfigError(err);
 }
@@ -30,6 +34,8 @@ const cp = await startControlPlane({
   httpPort: env.CONTROL_PLANE_PORT,
   grpcPort: env.GRPC_PORT,
   workerToken: env.WORKER_TOKEN,
+  previousWorkerToken: env.WORKER_TOKEN_PREVIOUS ?? null,
+  grpcTls,
   logger,
   secretBox: createSecretBox(env.GATEWAY_SECRET_KEY),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,

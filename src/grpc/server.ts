@@ -1,10 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { HealthImplementation } from 'grpc-health-check';
+import { ReflectionService } from '@grpc/reflection';
+import * as protoLoader from '@grpc/proto-loader';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../domain/logger.ts';
 import { keyToWire } from '../domain/sync-codec.ts';
 import type { ReportAck, UsageBatch } from '../domain/usage-record.ts';
-import { workerSyncService } from '../platform/grpc-contract.ts';
+import { workerSyncPackageDefinition, workerSyncService } from '../platform/grpc-contract.ts';
 import { resolveKeyByHash } from '../services/api-keys/resolve-key.ts';
 import { storeUsageBatch } from '../services/usage/store-usage.ts';
 import type { WatchHub } from '../services/sync/watch-hub.ts';
@@ -14,11 +16,20 @@ import { unauthenticatedStatus, workerTokenChecker } from './worker-auth.ts';
 export interface GrpcServerOptions {
   orm: MikroORM;
   workerToken: string;
+  /** Still accepted while workers roll to a new WORKER_TOKEN (WORKER_TOKEN_PREVIOUS). */
+  previousWorkerToken?: string | null | undefined;
+  /** PEM certificate chain and private key: the port serves TLS; without them, plaintext. */
+  tls?: GrpcServerTls | null | undefined;
   host: string;
   port: number;
   logger: Logger;
   /** The replica's watchers (WorkerSync.Watch). */
   watch: WatchHub;
+}
+
+export interface GrpcServerTls {
+  certChain: Buffer;
+  privateKey: Buffer;
 }
 
 export interface RunningGrpcServer {
@@ -31,7 +42,7 @@ export const SYNC_SERVICE_NAME = 'gateway.sync.v1.WorkerSync';
 
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
   const { orm, logger } = opts;
-  const authorised = workerTokenChecker(opts.workerToken);
+  const authorised = workerTokenChecker([opts.workerToken, opts.previousWorkerToken]);
   const watch = watchService(opts.watch, authorised, logger);
   const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.http2.min_ping_interval_without_data_ms': 10_000 });
 
@@ -80,11 +91,18 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
 
   const health = new HealthImplementation({ '': 'SERVING', [SYNC_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
+  // Server reflection (grpcurl, grpcui): describes WorkerSync and the health service.
+  const healthDef = protoLoader.loadSync(healthProtoPath, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
+  new ReflectionService({ ...workerSyncPackageDefinition(), ...healthDef }).addToServer(server);
+
+  const credentials = opts.tls
+    ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: opts.tls.certChain, private_key: opts.tls.privateKey }], false)
+    : grpc.ServerCredentials.createInsecure();
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${opts.host}:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${opts.host}:${opts.port}`, credentials, (err, p) => (err ? reject(err) : resolve(p))),
   );
-  logger.info('gRPC server listening', { host: opts.host, port });
+  logger.info('gRPC server listening', { host: opts.host, port, tls: !!opts.tls });
   return {
     port,
     health,

@@ -4,12 +4,21 @@ import { WORKER_TOKEN_HEADER } from '../platform/grpc-contract.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** Constant-time check of `authorization: Bearer <WORKER_TOKEN>`. */
-export function workerTokenChecker(token: string): (md: grpc.Metadata) => boolean {
-  const expected = digest(`Bearer ${token}`);
+/**
+ * Constant-time check of `authorization: Bearer <token>` against every accepted token (the current
+ * WORKER_TOKEN and, during a rotation, WORKER_TOKEN_PREVIOUS). Each one is compared, whatever matched.
+ */
+export function workerTokenChecker(tokens: string | readonly (string | null | undefined)[]): (md: grpc.Metadata) => boolean {
+  const list = (typeof tokens === 'string' ? [tokens] : tokens).filter((t): t is string => !!t);
+  if (!list.length) throw new Error('at least one worker token is required');
+  const expected = list.map((t) => digest(`Bearer ${t}`));
   return (md) => {
     const presented = md.get(WORKER_TOKEN_HEADER)[0];
-    return typeof presented === 'string' && timingSafeEqual(digest(presented), expected);
+    if (typeof presented !== 'string') return false;
+    const got = digest(presented);
+    let ok = false;
+    for (const e of expected) ok = timingSafeEqual(got, e) || ok;
+    return ok;
   };
 }
 

@@ -30,6 +30,11 @@ const controlPlane = z.object({
   ...common,
   DATABASE_URL: url(['postgres:', 'postgresql:']),
   WORKER_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  // Token rotation without downtime: the previous token stays accepted until workers have rolled.
+  WORKER_TOKEN_PREVIOUS: z.string().min(16, 'must be at least 16 characters').optional(),
+  // TLS for the gRPC channel to workers: both files (PEM) or neither.
+  GRPC_TLS_CERT_FILE: z.string().min(1).optional(),
+  GRPC_TLS_KEY_FILE: z.string().min(1).optional(),
   CONTROL_PLANE_PORT: port(8080),
   GRPC_PORT: port(50051),
   GATEWAY_ADMIN_KEY: z.string().regex(/^[A-Za-z0-9]{40,}$/, 'must be at least 40 letters and digits').optional(),
@@ -41,12 +46,23 @@ const controlPlane = z.object({
   GATEWAY_SECRET_KEY: secretKey,
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
+}).superRefine((v, ctx) => {
+  if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
+    const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE must be set together (both or neither)' });
+  }
 });
+
+const booleanFlag = z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1');
 
 const worker = z.object({
   ...common,
   CONTROL_PLANE_GRPC_URL: z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port'),
   WORKER_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  // TLS to the control plane's gRPC port; the CA file (PEM) trusts a private CA or a self-signed certificate.
+  CONTROL_PLANE_TLS: booleanFlag,
+  CONTROL_PLANE_CA_FILE: z.string().min(1).optional(),
+  CONTROL_PLANE_TLS_SERVER_NAME: z.string().min(1).optional(),
   WORKER_PORT: port(8787),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   TRUSTED_CUSTOM_HOSTS: z.string().default(''),
@@ -59,6 +75,10 @@ const worker = z.object({
   USAGE_BUFFER_MAX: z.coerce.number().int().min(1).default(100_000),
   // When USAGE_BUFFER_MAX records are held: evict the oldest held records, or refuse new ones (counted either way).
   USAGE_OVERFLOW: z.enum(['drop-oldest', 'drop-newest']).default('drop-oldest'),
+}).superRefine((v, ctx) => {
+  for (const name of ['CONTROL_PLANE_CA_FILE', 'CONTROL_PLANE_TLS_SERVER_NAME'] as const) {
+    if (v[name] && !v.CONTROL_PLANE_TLS) ctx.addIssue({ code: 'custom', path: [name], message: 'needs CONTROL_PLANE_TLS=true' });
+  }
 });
 
 const embedded = z.object({

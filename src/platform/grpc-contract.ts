@@ -5,13 +5,17 @@ import { fileURLToPath } from 'node:url';
 
 export const PROTO_PATH = fileURLToPath(new URL('../../proto/worker_sync.proto', import.meta.url));
 
+let cachedDef: protoLoader.PackageDefinition | null = null;
 let cached: grpc.GrpcObject | null = null;
 
+/** The loaded worker_sync.proto (also what the control plane's reflection service describes). */
+export function workerSyncPackageDefinition(): protoLoader.PackageDefinition {
+  cachedDef ??= protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
+  return cachedDef;
+}
+
 function load(): grpc.GrpcObject {
-  if (!cached) {
-    const def = protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
-    cached = grpc.loadPackageDefinition(def);
-  }
+  cached ??= grpc.loadPackageDefinition(workerSyncPackageDefinition());
   return cached;
 }
 

@@ -1,8 +1,9 @@
 // A running gateway for integration and end-to-end tests: control plane (HTTP + gRPC) on a
 // fresh database, bootstrapped, plus any number of Node workers; every port ephemeral.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createLogger, silentLogger } from '../../src/domain/logger.ts';
+import { createLogger, silentLogger, type Logger } from '../../src/domain/logger.ts';
 import { startControlPlane, type RunningControlPlane } from '../../src/entry/control-plane-app.ts';
+import type { GrpcServerTls } from '../../src/grpc/server.ts';
 import { createSecretBox, type SecretBox } from '../../src/platform/secret-box.ts';
 import { openOrm } from '../../src/persistence/orm.ts';
 import type { SyncOptions } from '../../src/services/sync/sync-service.ts';
@@ -29,10 +30,37 @@ export interface Stack {
   /** Replicas started with {@link startReplica} (not the first one). */
   replicas: RunningControlPlane[];
   /** Another control-plane replica on the same database, with its own ORM (closed with the stack). */
-  startReplica(opts?: { sync?: SyncOptions }): Promise<RunningControlPlane>;
+  startReplica(opts?: ReplicaOptions): Promise<RunningControlPlane>;
   /** Creates a key through the REST adapter, as a user would. */
   createKey(body: Record<string, unknown>, subType?: 'service' | 'user'): Promise<{ id: string; key: string }>;
   close(): Promise<void>;
+}
+
+export interface ReplicaOptions {
+  sync?: SyncOptions;
+  /** Default: the stack's. */
+  previousWorkerToken?: string | null;
+  /** Default: an ephemeral port. */
+  grpcPort?: number;
+}
+
+export interface StackOptions {
+  workers?: number;
+  adminKey?: string;
+  verbose?: boolean;
+  rotationIntervalMs?: number;
+  publicUrl?: string | null;
+  sync?: SyncOptions;
+  /** The control plane's WORKER_TOKEN (default {@link TEST_WORKER_TOKEN}); workers still send `workerSettings().workerToken`. */
+  workerToken?: string;
+  /** WORKER_TOKEN_PREVIOUS on the control plane (and its replicas unless they say otherwise). */
+  previousWorkerToken?: string | null;
+  /** TLS on the control plane's gRPC port (and its replicas'). */
+  grpcTls?: GrpcServerTls | null;
+  /** The control plane's logger (default: silent, or debug lines with `verbose`). */
+  logger?: Logger;
+  /** Every worker's logger (default: the worker's own, at `logLevel`). */
+  workerLogger?: Logger;
 }
 
 export function workerSettings(grpcPort: number, overrides: Partial<WorkerSettings> = {}): WorkerSettings {
@@ -54,20 +82,23 @@ export function workerSettings(grpcPort: number, overrides: Partial<WorkerSettin
 }
 
 export async function startStack(
-  opts: { workers?: number; adminKey?: string; verbose?: boolean; rotationIntervalMs?: number; publicUrl?: string | null; sync?: SyncOptions } = {
+  opts: StackOptions = {
     verbose: !!process.env.GW_TEST_VERBOSE,
   },
 ): Promise<Stack> {
   const db = await createTestDatabase();
   const boot = await bootstrap(db.orm, { adminKey: opts.adminKey });
-  const logger = opts.verbose ? createLogger('test-cp', 'debug') : silentLogger;
+  const logger = opts.logger ?? (opts.verbose ? createLogger('test-cp', 'debug') : silentLogger);
+  const cpWorkerToken = opts.workerToken ?? TEST_WORKER_TOKEN;
   const secretBox = createSecretBox(TEST_SECRET_KEY);
   const controlPlane = await startControlPlane({
     orm: db.orm,
     host: '127.0.0.1',
     httpPort: 0,
     grpcPort: 0,
-    workerToken: TEST_WORKER_TOKEN,
+    workerToken: cpWorkerToken,
+    previousWorkerToken: opts.previousWorkerToken ?? null,
+    grpcTls: opts.grpcTls ?? null,
     logger,
     secretBox,
     rotationIntervalMs: opts.rotationIntervalMs,
@@ -81,21 +112,24 @@ export async function startStack(
       { ...workerSettings(controlPlane.grpcPort, overrides), controlPlaneTarget: overrides.controlPlaneTarget ?? `127.0.0.1:${via.grpcPort}` },
       '127.0.0.1',
       0,
+      opts.workerLogger,
     );
     workers.push(w);
     return w;
   };
   const replicas: RunningControlPlane[] = [];
   const replicaOrms: MikroORM[] = [];
-  const startReplica = async (replicaOpts: { sync?: SyncOptions } = {}) => {
+  const startReplica = async (replicaOpts: ReplicaOptions = {}) => {
     const orm = await openOrm({ databaseUrl: db.url, poolMax: 5 });
     replicaOrms.push(orm);
     const replica = await startControlPlane({
       orm,
       host: '127.0.0.1',
       httpPort: 0,
-      grpcPort: 0,
-      workerToken: TEST_WORKER_TOKEN,
+      grpcPort: replicaOpts.grpcPort ?? 0,
+      workerToken: cpWorkerToken,
+      previousWorkerToken: replicaOpts.previousWorkerToken !== undefined ? replicaOpts.previousWorkerToken : (opts.previousWorkerToken ?? null),
+      grpcTls: opts.grpcTls ?? null,
       logger,
       secretBox,
       rotationIntervalMs: 0,

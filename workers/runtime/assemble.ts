@@ -5,15 +5,17 @@ import { MemoryStore, type SharedStore } from '../../src/domain/store.ts';
 import { RedisStore } from '../../src/platform/redis-store.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
-import { createGatewayHandler, type FetchHandler, type WorkerHealth } from '../handler.ts';
+import { createGatewayHandler, type FetchHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
 import { KeyCache } from '../sync/key-cache.ts';
 import { KeyWatcher } from '../sync/key-watcher.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
-import { GrpcControlPlane } from './grpc-control-plane.ts';
+import { GrpcControlPlane, type ControlPlaneTls } from './grpc-control-plane.ts';
 
 export interface WorkerSettings {
   controlPlaneTarget: string;
   workerToken: string;
+  /** TLS to the control plane's gRPC port (CONTROL_PLANE_TLS, CONTROL_PLANE_CA_FILE, CONTROL_PLANE_TLS_SERVER_NAME); absent: plaintext. */
+  controlPlaneTls?: ControlPlaneTls | null | undefined;
   trustedCustomHosts: string[];
   keyCacheTtlMs: number;
   negativeKeyCacheTtlMs: number;
@@ -48,7 +50,7 @@ export function assembleWorker(
   hashKey: KeyHasher = hashApiKey,
   logger = createLogger('worker', settings.logLevel),
 ): AssembledWorker {
-  const controlPlane = new GrpcControlPlane({ target: settings.controlPlaneTarget, workerToken: settings.workerToken });
+  const controlPlane = new GrpcControlPlane({ target: settings.controlPlaneTarget, workerToken: settings.workerToken, tls: settings.controlPlaneTls });
   const store: SharedStore = settings.redisUrl ? new RedisStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix }) : new MemoryStore();
   const keys = new KeyCache(controlPlane, {
     ttlMs: settings.keyCacheTtlMs,
@@ -80,6 +82,12 @@ export function assembleWorker(
       usage: { queued: usage.queued, awaiting_ack: usage.awaitingAck, acknowledged: usage.acknowledged, dropped: usage.dropped },
     };
   };
+  // Ready once the control plane answered since start (Watch stream accepted, or a key resolved).
+  const ready = (): WorkerReadiness => {
+    if (controlPlane.state.firstContact !== null) return { ready: true };
+    const last = controlPlane.state.lastError;
+    return { ready: false, reason: `control plane not reached yet${last ? ` (${last})` : ''}` };
+  };
   const handler = createGatewayHandler({
     keys,
     hashKey,
@@ -88,6 +96,7 @@ export function assembleWorker(
     trustedHosts: trustedHostSet(settings.trustedCustomHosts),
     logger,
     health,
+    ready,
   });
   return {
     handler,

@@ -1,5 +1,5 @@
 // Deno runtime adapter and entry: `deno run --node-modules-dir=manual -A workers/runtime/deno.ts`
-// (CONTROL_PLANE_GRPC_URL, WORKER_TOKEN, WORKER_PORT, HOST, TRUSTED_CUSTOM_HOSTS, ...).
+// (CONTROL_PLANE_GRPC_URL, WORKER_TOKEN, CONTROL_PLANE_TLS, CONTROL_PLANE_CA_FILE, WORKER_PORT, HOST, ...).
 // Excluded from tsc (Node types); checked with `deno check`.
 declare const Deno: any;
 
@@ -54,12 +54,14 @@ function exitOnConfigError(err: unknown): never {
 
 async function main(): Promise<void> {
   let env: WorkerEnv;
+  let settings: WorkerSettings;
   try {
     env = loadWorkerEnv(Deno.env.toObject());
+    settings = workerSettingsFromEnv(env, (path) => Deno.readTextFileSync(path));
   } catch (err) {
     exitOnConfigError(err);
   }
-  const worker = await startDenoWorker(workerSettingsFromEnv(env), env.HOST, env.WORKER_PORT);
+  const worker = await startDenoWorker(settings, env.HOST, env.WORKER_PORT);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

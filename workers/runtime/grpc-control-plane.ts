@@ -1,4 +1,5 @@
 // The worker's gRPC client (ResolveKey, Report, Watch). @grpc/grpc-js runs on Node and on Deno.
+import { Buffer } from 'node:buffer';
 import * as grpc from '@grpc/grpc-js';
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
 import {
@@ -28,32 +29,54 @@ export interface GrpcControlPlaneOptions {
   target: string;
   workerToken: string;
   resolveTimeoutMs?: number;
+  /** TLS to the control plane; absent: plaintext. */
+  tls?: ControlPlaneTls | null | undefined;
+}
+
+export interface ControlPlaneTls {
+  /** PEM of the CA (or self-signed certificate) to trust; default: the system's roots. */
+  ca?: string | undefined;
+  /** Name to check in the certificate instead of the target's host (grpc.ssl_target_name_override). */
+  serverName?: string | undefined;
 }
 
 export interface LinkState {
   reachable: boolean;
   /** Epoch ms of the last change of `reachable`. */
   since: number;
+  /** Epoch ms of the first answer from the control plane since start (readiness); null before. */
+  firstContact: number | null;
+  /** Why the last call failed (gRPC status details), for `/ready`. */
+  lastError: string | null;
 }
 
 export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchChannel {
   private readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
   private readonly metadata: grpc.Metadata;
-  readonly state: LinkState = { reachable: true, since: Date.now() };
+  readonly state: LinkState = { reachable: true, since: Date.now(), firstContact: null, lastError: null };
 
   constructor(private readonly opts: GrpcControlPlaneOptions) {
     const Service = workerSyncService();
     const target = opts.target.replace(/^https?:\/\//, '');
-    this.client = new Service(target, grpc.credentials.createInsecure(), {
+    const tls = opts.tls;
+    const credentials = tls ? grpc.credentials.createSsl(tls.ca ? Buffer.from(tls.ca) : null) : grpc.credentials.createInsecure();
+    this.client = new Service(target, credentials, {
       'grpc.keepalive_time_ms': 15_000,
       'grpc.keepalive_timeout_ms': 5_000,
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 5_000,
+      ...(tls?.serverName ? { 'grpc.ssl_target_name_override': tls.serverName, 'grpc.default_authority': tls.serverName } : {}),
     }) as never;
     this.metadata = workerTokenMetadata(opts.workerToken);
   }
 
-  private mark(reachable: boolean): void {
+  private mark(reachable: boolean, error?: grpc.ServiceError): void {
+    if (reachable) {
+      this.state.firstContact ??= Date.now();
+      this.state.lastError = null;
+    } else if (error) {
+      this.state.lastError = error.details || error.message;
+    }
     if (this.state.reachable !== reachable) {
       this.state.reachable = reachable;
       this.state.since = Date.now();
@@ -65,8 +88,11 @@ export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchC
       const deadline = Date.now() + (this.opts.resolveTimeoutMs ?? 3_000);
       this.client.ResolveKey!({ key_hash: keyHash }, this.metadata, { deadline }, (err: grpc.ServiceError | null, res: WireResolveKeyResponse) => {
         if (err) {
-          if (err.code === grpc.status.UNAUTHENTICATED) return reject(new Error('control plane refused the worker token'));
-          this.mark(false);
+          if (err.code === grpc.status.UNAUTHENTICATED) {
+            this.state.lastError = 'control plane refused the worker token';
+            return reject(new Error('control plane refused the worker token'));
+          }
+          this.mark(false, err);
           return reject(new ControlPlaneUnavailable(err.details || err.message));
         }
         this.mark(true);
@@ -88,7 +114,7 @@ export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchC
       handlers.onAck(ack);
     });
     call.on('error', (err: grpc.ServiceError) => {
-      if (err.code === grpc.status.UNAVAILABLE) this.mark(false);
+      if (err.code === grpc.status.UNAVAILABLE) this.mark(false, err);
       close(err);
     });
     call.on('end', () => close());
@@ -125,7 +151,8 @@ export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchC
       if (event && !closed) handlers.onEvent(event);
     });
     call.on('error', (err: grpc.ServiceError) => {
-      if (err.code === grpc.status.UNAVAILABLE) this.mark(false);
+      if (err.code === grpc.status.UNAVAILABLE) this.mark(false, err);
+      if (err.code === grpc.status.UNAUTHENTICATED) this.state.lastError = 'control plane refused the worker token';
       close(err.code === grpc.status.UNAUTHENTICATED ? new Error('control plane refused the worker token') : err);
     });
     call.on('end', () => close());

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../src/domain/logger.ts';
 import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
 import { sendWebResponse, toWebRequest } from '../../src/platform/node-http.ts';
 import { assembleWorker, type AssembledWorker, type WorkerSettings } from './assemble.ts';
@@ -13,10 +14,10 @@ export interface NodeWorker extends AssembledWorker {
   url: string;
 }
 
-export async function startNodeWorker(settings: WorkerSettings, host: string, port: number): Promise<NodeWorker> {
+export async function startNodeWorker(settings: WorkerSettings, host: string, port: number, logger?: Logger): Promise<NodeWorker> {
   const upstream = createNodeUpstream({ trustedHosts: trustedHostSet(settings.trustedCustomHosts) });
   // Synchronous SHA-256: no thread-pool round trip per request.
-  const worker = assembleWorker(settings, upstream.fetch, (raw) => createHash('sha256').update(raw).digest('hex'));
+  const worker = assembleWorker(settings, upstream.fetch, (raw) => createHash('sha256').update(raw).digest('hex'), logger);
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const origin = `http://${req.headers.host ?? 'localhost'}`;
     worker.handler(toWebRequest(req, res, origin)).then(

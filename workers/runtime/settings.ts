@@ -1,10 +1,16 @@
-import { parseHostList, type WorkerEnv } from '../../src/platform/env.ts';
+import { ConfigError, parseHostList, type WorkerEnv } from '../../src/platform/env.ts';
 import type { WorkerSettings } from './assemble.ts';
 
-export function workerSettingsFromEnv(env: WorkerEnv): WorkerSettings {
+/** Reads a text file (the runtime's own API: Node's fs or Deno's); used for CONTROL_PLANE_CA_FILE. */
+export type ReadTextFile = (path: string) => string;
+
+export function workerSettingsFromEnv(env: WorkerEnv, readTextFile?: ReadTextFile): WorkerSettings {
   return {
     controlPlaneTarget: env.CONTROL_PLANE_GRPC_URL,
     workerToken: env.WORKER_TOKEN,
+    controlPlaneTls: env.CONTROL_PLANE_TLS
+      ? { ca: env.CONTROL_PLANE_CA_FILE ? readCa(env.CONTROL_PLANE_CA_FILE, readTextFile) : undefined, serverName: env.CONTROL_PLANE_TLS_SERVER_NAME }
+      : null,
     trustedCustomHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
     keyCacheTtlMs: env.KEY_CACHE_TTL_MS,
     negativeKeyCacheTtlMs: env.NEGATIVE_KEY_CACHE_TTL_MS,
@@ -16,4 +22,13 @@ export function workerSettingsFromEnv(env: WorkerEnv): WorkerSettings {
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
   };
+}
+
+function readCa(file: string, readTextFile: ReadTextFile | undefined): string {
+  if (!readTextFile) throw new ConfigError('Invalid configuration:\n  CONTROL_PLANE_CA_FILE: this runtime cannot read files');
+  try {
+    return readTextFile(file);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  CONTROL_PLANE_CA_FILE: cannot read ${file} (${err instanceof Error ? err.message : String(err)})`);
+  }
 }
