@@ -6,9 +6,9 @@ import { deleteApiKey, type DeletedApiKey } from '../../src/services/api-keys/de
 import { getApiKey, listApiKeys } from '../../src/services/api-keys/read-api-keys.ts';
 import { rotateApiKey, type RotatedApiKey } from '../../src/services/api-keys/rotate-api-key.ts';
 import { updateApiKey } from '../../src/services/api-keys/update-api-key.ts';
-import type { Page } from '../../src/services/paging.ts';
 import { builder } from '../builder.ts';
 import { plain } from '../input.ts';
+import { pageType } from './page.ts';
 
 // Field names follow the REST shapes (control-plane-schemas 2.1) so the REST adapters pass
 // bodies through unchanged and validation errors name the same fields in both APIs.
@@ -62,13 +62,7 @@ export const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
   }),
 });
 
-const ApiKeyPageRef = builder.objectRef<Page<ApiKeyView>>('ApiKeyPage').implement({
-  fields: (t) => ({
-    object: t.exposeString('object'),
-    total: t.exposeInt('total'),
-    data: t.field({ type: [ApiKeyRef], resolve: (p) => p.data }),
-  }),
-});
+const ApiKeyPageRef = pageType('ApiKeyPage', ApiKeyRef);
 
 const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').implement({
   description: 'The create answer: the only time the secret is returned.',

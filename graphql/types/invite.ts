@@ -3,10 +3,10 @@ import { createInvite, type CreatedInvite } from '../../src/services/invites/cre
 import { resendInvite, revokeInvite } from '../../src/services/invites/change-invite.ts';
 import { getInvite, listInvites } from '../../src/services/invites/read-invites.ts';
 import type { InviteView } from '../../src/services/invites/invite-view.ts';
-import type { Page } from '../../src/services/paging.ts';
 import type { GraphQLContext } from '../context.ts';
 import { builder } from '../builder.ts';
 import { plain } from '../input.ts';
+import { pageType } from './page.ts';
 
 // Invites (control-plane-schemas 2.9). Accepting one is the schema's one public operation:
 // the single-use token is the credential, so its resolver never reads ctx.actor.
@@ -34,13 +34,7 @@ export const InviteRef = builder.objectRef<InviteView>('Invite').implement({
   }),
 });
 
-const InvitePageRef = builder.objectRef<Page<InviteView>>('InvitePage').implement({
-  fields: (t) => ({
-    object: t.exposeString('object'),
-    total: t.exposeInt('total'),
-    data: t.field({ type: [InviteRef], resolve: (p) => p.data }),
-  }),
-});
+const InvitePageRef = pageType('InvitePage', InviteRef);
 
 const CreatedInviteRef = builder.objectRef<CreatedInvite>('CreatedInvite').implement({
   description: 'The create answer: the only time, with resend, that the invite link (and its token) is shown.',

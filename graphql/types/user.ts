@@ -1,9 +1,9 @@
-import type { Page } from '../../src/services/paging.ts';
 import { deleteUser, type DeletedUser } from '../../src/services/users/delete-user.ts';
 import { getUser, listUsers } from '../../src/services/users/read-users.ts';
 import { updateUser } from '../../src/services/users/update-user.ts';
 import type { UserView } from '../../src/services/users/user-view.ts';
 import { builder } from '../builder.ts';
+import { pageType } from './page.ts';
 
 // Organisation users (control-plane-schemas 2.8). Field names follow the REST shapes; the list
 // takes the catalogue's camelCase paging (`currentPage`, `pageSize`), snake_case as aliases.
@@ -23,13 +23,7 @@ export const UserRef = builder.objectRef<UserView>('User').implement({
   }),
 });
 
-const UserPageRef = builder.objectRef<Page<UserView>>('UserPage').implement({
-  fields: (t) => ({
-    object: t.exposeString('object'),
-    total: t.exposeInt('total'),
-    data: t.field({ type: [UserRef], resolve: (p) => p.data }),
-  }),
-});
+const UserPageRef = pageType('UserPage', UserRef);
 
 const DeletedUserRef = builder.objectRef<DeletedUser>('DeletedUser').implement({
   fields: (t) => ({ id: t.exposeID('id'), object: t.exposeString('object'), deleted: t.exposeBoolean('deleted') }),

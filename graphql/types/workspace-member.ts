@@ -2,9 +2,9 @@ import type { AutoCreatedKey } from '../../src/services/workspace-members/auto-c
 import type { WorkspaceMemberView } from '../../src/services/workspace-members/member-view.ts';
 import { getMember, listMembers } from '../../src/services/workspace-members/read-members.ts';
 import { addMembers, removeMember, updateMember, type MemberRemoved, type MembersAdded } from '../../src/services/workspace-members/write-members.ts';
-import type { Page } from '../../src/services/paging.ts';
 import { builder } from '../builder.ts';
 import { plain } from '../input.ts';
+import { pageType } from './page.ts';
 
 // Workspace members (control-plane-schemas 2.10); field names follow the REST shapes.
 
@@ -28,13 +28,7 @@ export const WorkspaceMemberRef = builder.objectRef<WorkspaceMemberView>('Worksp
   }),
 });
 
-const WorkspaceMemberPageRef = builder.objectRef<Page<WorkspaceMemberView>>('WorkspaceMemberPage').implement({
-  fields: (t) => ({
-    object: t.exposeString('object'),
-    total: t.exposeInt('total'),
-    data: t.field({ type: [WorkspaceMemberRef], resolve: (p) => p.data }),
-  }),
-});
+const WorkspaceMemberPageRef = pageType('WorkspaceMemberPage', WorkspaceMemberRef);
 
 export const AutoCreatedApiKeyRef = builder.objectRef<AutoCreatedKey>('AutoCreatedApiKey').implement({
   description: 'A workspace user key created for a new member by the auto-create setting; the only time its secret is returned.',

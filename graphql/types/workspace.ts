@@ -1,4 +1,3 @@
-import type { Page } from '../../src/services/paging.ts';
 import { visibleMembers } from '../../src/services/workspace-members/read-members.ts';
 import { getWorkspace, listWorkspaces } from '../../src/services/workspaces/read-workspaces.ts';
 import type { WorkspaceDefaultsView, WorkspaceView } from '../../src/services/workspaces/workspace-view.ts';
@@ -6,6 +5,7 @@ import { createWorkspace, deleteWorkspace, updateWorkspace, type CreatedWorkspac
 import { builder } from '../builder.ts';
 import { plain } from '../input.ts';
 import { AutoCreatedApiKeyRef, WorkspaceMemberRef } from './workspace-member.ts';
+import { pageType } from './page.ts';
 
 // Workspaces (control-plane-schemas 2.7; gateway-spec `GET, PUT /v2/workspaces/{id}`). Field names
 // follow the REST shapes so the adapters pass bodies through and errors name the same fields.
@@ -57,13 +57,7 @@ export const WorkspaceRef = builder.objectRef<WorkspaceView | CreatedWorkspace>(
   }),
 });
 
-const WorkspacePageRef = builder.objectRef<Page<WorkspaceView>>('WorkspacePage').implement({
-  fields: (t) => ({
-    object: t.exposeString('object'),
-    total: t.exposeInt('total'),
-    data: t.field({ type: [WorkspaceRef], resolve: (p) => p.data }),
-  }),
-});
+const WorkspacePageRef = pageType('WorkspacePage', WorkspaceRef);
 
 const WorkspaceDeletedRef = builder.objectRef<DeletedWorkspace>('WorkspaceDeleted').implement({
   fields: (t) => ({
