@@ -16,6 +16,7 @@ import type { NodeWorker } from '../../workers/runtime/node.ts';
 import { startMockProvider } from '../support/mock-provider.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import { startStack } from '../support/stack.ts';
+import { chatThrough } from '../support/chat.ts';
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 50);
 if (!Number.isInteger(TRIALS) || TRIALS < 1 || TRIALS > 10_000) throw new Error('BENCH_TRIALS must be an integer in 1..10000');
@@ -54,21 +55,7 @@ workers.forEach(({ worker }, i) => {
 
 await waitFor('every worker watching', () => replicaA.sync.watchers().filter((w) => w.caughtUp).length === 1 && replicaB.sync.watchers().filter((w) => w.caughtUp).length === 2);
 
-async function chat(worker: NodeWorker, key: string): Promise<number> {
-  const res = await fetch(`${worker.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'x-gateway-api-key': key,
-      'x-gateway-provider': 'openai',
-      authorization: 'Bearer sk-provider',
-      'x-gateway-custom-host': mock.baseUrl,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
+const chat = async (worker: NodeWorker, key: string): Promise<number> => (await chatThrough(worker.url, key, mock.baseUrl)).status;
 
 async function admin(replica: RunningControlPlane, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${replica.httpUrl}${path}`, {

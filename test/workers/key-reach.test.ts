@@ -3,6 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { chatThrough, type ChatOutcome } from '../support/chat.ts';
 
 const TTL_MS = 300;
 const BOUND_MS = 3_000;
@@ -12,21 +13,7 @@ let mock: MockProvider;
 let worker: string;
 const sql = <T = any>(q: string, p: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, p);
 
-async function chat(key: string): Promise<{ status: number; code: string | null }> {
-  const res = await fetch(`${worker}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'x-gateway-api-key': key,
-      'x-gateway-provider': 'openai',
-      authorization: 'Bearer sk-provider',
-      'x-gateway-custom-host': mock.baseUrl,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  const body = (await res.json()) as any;
-  return { status: res.status, code: body?.error?.code ?? null };
-}
+const chat = (key: string): Promise<ChatOutcome> => chatThrough(worker, key, mock.baseUrl);
 
 /** Polls until the worker answers `status` for the key; returns how long it took. Bounded. */
 async function until(key: string, status: number): Promise<{ elapsed: number; code: string | null }> {

@@ -7,6 +7,7 @@ import type { RunningControlPlane } from '../../src/entry/control-plane-app.ts';
 import type { NodeWorker } from '../../workers/runtime/node.ts';
 import { startMockProvider, type MockProvider } from '../support/mock-provider.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { chatThrough, type ChatOutcome } from '../support/chat.ts';
 
 const BOUND_MS = 1_000;
 const POLL_MS = 20;
@@ -18,21 +19,7 @@ let replicaB: RunningControlPlane;
 let workers: NodeWorker[];
 const sql = <T = any>(q: string, p: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, p);
 
-async function chat(worker: NodeWorker, key: string): Promise<{ status: number; code: string | null }> {
-  const res = await fetch(`${worker.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'x-gateway-api-key': key,
-      'x-gateway-provider': 'openai',
-      authorization: 'Bearer sk-provider',
-      'x-gateway-custom-host': mock.baseUrl,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  const body = (await res.json()) as any;
-  return { status: res.status, code: body?.error?.code ?? null };
-}
+const chat = (worker: NodeWorker, key: string): Promise<ChatOutcome> => chatThrough(worker.url, key, mock.baseUrl);
 
 const onAll = (key: string) => Promise.all(workers.map((w) => chat(w, key)));
 
