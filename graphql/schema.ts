@@ -9,5 +9,6 @@ import './types/organisation.ts';
 import './types/audit-log.ts';
 import './types/user.ts';
 import './types/invite.ts';
+import './types/config.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

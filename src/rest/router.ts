@@ -2,6 +2,7 @@ import { AppError, errorResponse, toAppError } from '../domain/errors.ts';
 import type { Logger } from '../domain/logger.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditLogRoutes } from './audit-logs.ts';
+import { configRoutes } from './configs.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -12,7 +13,7 @@ interface CompiledRoute {
   handler: RestHandler;
 }
 
-const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes];
+const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes];
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {

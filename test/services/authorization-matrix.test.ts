@@ -1,6 +1,6 @@
 // The spec's Authentication tables, walked: every role and key type over every operation,
-// asserting allow (200) or deny (403). Configs, providers, analytics and feedback join this
-// table when their resources land (issues 4 and 9).
+// asserting allow (200) or deny (403). Providers, analytics and feedback join this table when
+// their resources land (issues 4 and 9).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { MEMBER_SCOPES } from '../../src/domain/roles.ts';
 import { ORGANISATION_KEY_SCOPES, WORKSPACE_SCOPES } from '../../src/domain/scopes.ts';
@@ -100,6 +100,12 @@ const MATRIX: [string, (key: string) => Promise<number>, Record<Actor, boolean>]
     { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
   ['create a Workspace API key in another workspace', (k) => call(k, 'POST', '/v1/api-keys/workspace/service', { name: 'w', workspace_id: ws2, scopes: ['completions.write'] }),
     { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['create a config in its own workspace', (k) => call(k, 'POST', '/v1/configs', { name: `c-${uniq()}`, workspace_id: 'ws-default', config: { retry: { attempts: 2 } } }),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
+  ['create a config in another workspace', (k) => call(k, 'POST', '/v1/configs', { name: `c-${uniq()}`, workspace_id: ws2, config: { retry: { attempts: 2 } } }),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['list configs', (k) => call(k, 'GET', '/v1/configs?workspace_id=ws-default'),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
   ['list API keys', (k) => call(k, 'GET', '/v2/api-keys'),
     { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
   ['read the audit log', (k) => call(k, 'GET', `/v1/audit-logs?${window()}`),

@@ -1,5 +1,7 @@
 import { ApiKeySchema } from './api-key.ts';
 import { AuditEventSchema } from './audit-event.ts';
+import { ConfigSchema } from './config.ts';
+import { ConfigVersionSchema } from './config-version.ts';
 import { OrganisationSchema } from './organisation.ts';
 import { RequestLogSchema } from './request-log.ts';
 import { UserSchema } from './user.ts';
@@ -7,5 +9,5 @@ import { InviteSchema } from './invite.ts';
 import { WorkspaceMemberSchema } from './workspace-member.ts';
 import { WorkspaceSchema } from './workspace.ts';
 
-export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema];
-export { ApiKeySchema, AuditEventSchema, InviteSchema, OrganisationSchema, RequestLogSchema, UserSchema, WorkspaceMemberSchema, WorkspaceSchema };
+export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema, ConfigSchema, ConfigVersionSchema];
+export { ApiKeySchema, AuditEventSchema, ConfigSchema, ConfigVersionSchema, InviteSchema, OrganisationSchema, RequestLogSchema, UserSchema, WorkspaceMemberSchema, WorkspaceSchema };
