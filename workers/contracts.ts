@@ -1,12 +1,18 @@
 // What a worker needs from its runtime: the runtime adapters (workers/runtime) provide
 // these, the rest of workers/ stays on web standards.
 import type { ResolvedKey } from '../src/domain/api-key.ts';
-import type { HeldResource, ResourceEvent, WatchSubscription } from '../src/domain/sync-codec.ts';
+import type { HeldResource, ResolvedResource, ResourceEvent, WatchSubscription } from '../src/domain/sync-codec.ts';
 import type { ReportAck, UsageBatch } from '../src/domain/usage-record.ts';
 
 /** Resolve calls to the control plane. Rejects with ControlPlaneUnavailable when it cannot answer. */
 export interface ControlPlaneLink {
   resolveKey(keyHash: string): Promise<ResolvedKey | null>;
+}
+
+/** gRPC Resolve for every other resource (provider, config, guardrail, policy_set, ...). */
+export interface ResourceLink {
+  /** null when unknown or deleted; rejects with ControlPlaneUnavailable when the control plane cannot answer. */
+  resolveResource(type: string, key: string): Promise<ResolvedResource | null>;
 }
 
 export class ControlPlaneUnavailable extends Error {

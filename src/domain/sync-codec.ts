@@ -111,6 +111,31 @@ export interface ResourceEvent {
   action: WatchAction;
   /** api_key upserts: the key as a worker would resolve it now (its own `version` is the key's revision), when sent. */
   key: ResolvedKey | null;
+  /** Upserts of other resource types: the resource as Resolve answers it now, when sent (else the worker invalidates). */
+  resource?: ResolvedResource | null;
+}
+
+/** A non-key resource as a worker holds it (gRPC Resolve). */
+export interface ResolvedResource {
+  /** Its latest resource_change version. */
+  version: number;
+  payload: Record<string, unknown>;
+}
+
+export interface WireResolveResponse { found: boolean; version: number; payload_json: string }
+
+export const resourceToWire = (r: ResolvedResource | null): WireResolveResponse =>
+  r ? { found: true, version: r.version, payload_json: JSON.stringify(r.payload) } : { found: false, version: 0, payload_json: '' };
+
+export function resourceFromWire(w: WireResolveResponse | null | undefined): ResolvedResource | null {
+  if (!w?.found) return null;
+  try {
+    const payload = JSON.parse(w.payload_json) as unknown;
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return null;
+    return { version: Number(w.version), payload: payload as Record<string, unknown> };
+  } catch {
+    return null;
+  }
 }
 
 /** A resource the worker holds, with the version it holds (for a key: its revision). */
@@ -136,6 +161,7 @@ export interface WireWatchEvent {
   resource_key: string;
   action: string;
   key: WireResolveKeyResponse | null;
+  resource?: WireResolveResponse | null;
 }
 
 export function watchEventToWire(e: ResourceEvent): WireWatchEvent {
@@ -145,6 +171,7 @@ export function watchEventToWire(e: ResourceEvent): WireWatchEvent {
     resource_key: e.resourceKey,
     action: e.action,
     key: e.key ? keyToWire(e.key) : null,
+    resource: e.resource ? resourceToWire(e.resource) : null,
   };
 }
 
@@ -156,6 +183,7 @@ export function watchEventFromWire(w: WireWatchEvent): ResourceEvent | null {
     resourceKey: w.resource_key,
     action: w.action,
     key: w.key ? keyFromWire(w.key) : null,
+    resource: resourceFromWire(w.resource),
   };
 }
 

@@ -4,12 +4,13 @@ import * as protoLoader from '@grpc/proto-loader';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../domain/logger.ts';
-import { keyToWire } from '../domain/sync-codec.ts';
+import { keyToWire, resourceToWire } from '../domain/sync-codec.ts';
 import type { ReportAck, UsageBatch } from '../domain/usage-record.ts';
 import { workerSyncPackageDefinition, workerSyncService } from '../platform/grpc-contract.ts';
 import { resolveKeyByHash } from '../services/api-keys/resolve-key.ts';
 import { storeUsageBatch } from '../services/usage/store-usage.ts';
 import type { WatchHub } from '../services/sync/watch-hub.ts';
+import { resolveForWorker } from '../services/sync/worker-resolvers.ts';
 import { watchService } from './watch.ts';
 import { unauthenticatedStatus, workerTokenChecker } from './worker-auth.ts';
 
@@ -55,6 +56,19 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
         (err: unknown) => {
           logger.error('ResolveKey failed', { err: String(err) });
           cb({ code: grpc.status.UNAVAILABLE, details: 'key lookup failed' });
+        },
+      );
+    },
+
+    Resolve: (call: grpc.ServerUnaryCall<{ resource_type: string; resource_key: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      if (!authorised(call.metadata)) return cb(unauthenticatedStatus());
+      const { resource_type: type, resource_key: key } = call.request;
+      resolveForWorker(orm.em.fork(), type, key).then(
+        (resource) => cb(null, resourceToWire(resource)),
+        (err: unknown) => {
+          // The key may name a secret's owner, never the payload: only the type goes to the log.
+          logger.error('Resolve failed', { resource_type: type, err: String(err) });
+          cb({ code: grpc.status.UNAVAILABLE, details: 'resource lookup failed' });
         },
       );
     },

@@ -8,6 +8,7 @@ import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
 import { createGatewayHandler, type FetchHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
 import { KeyCache } from '../sync/key-cache.ts';
 import { KeyWatcher } from '../sync/key-watcher.ts';
+import { ResourceCache } from '../sync/resource-cache.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
 import { GrpcControlPlane, type ControlPlaneTls } from './grpc-control-plane.ts';
 
@@ -38,6 +39,8 @@ export interface AssembledWorker {
   controlPlane: GrpcControlPlane;
   reporter: UsageReporter;
   keys: KeyCache;
+  /** Providers, configs, guardrails and policies resolved from the control plane. */
+  resources: ResourceCache;
   watcher: KeyWatcher;
   store: SharedStore;
   logger: Logger;
@@ -58,13 +61,18 @@ export function assembleWorker(
     maxStaleMs: settings.maxStaleMs,
     shared: store,
   });
+  const resources = new ResourceCache(controlPlane, {
+    ttlMs: settings.keyCacheTtlMs,
+    negativeTtlMs: settings.negativeKeyCacheTtlMs,
+    maxStaleMs: settings.maxStaleMs,
+  });
   const reporter = new UsageReporter(
     controlPlane,
     { batchSize: settings.usageBatchSize, flushIntervalMs: settings.usageFlushIntervalMs, maxBuffered: settings.usageBufferMax, overflow: settings.usageOverflow },
     logger,
   );
   reporter.start();
-  const watcher = new KeyWatcher(controlPlane, keys, { workerId: settings.workerId ?? crypto.randomUUID() }, logger);
+  const watcher = new KeyWatcher(controlPlane, keys, { workerId: settings.workerId ?? crypto.randomUUID(), resources }, logger);
   watcher.start();
   const startedAt = new Date().toISOString();
   const health = (): WorkerHealth => {
@@ -77,6 +85,7 @@ export function assembleWorker(
       started_at: startedAt,
       control_plane: { reachable, since: new Date(controlPlane.state.since).toISOString() },
       key_cache: { entries: keys.size },
+      resource_cache: { entries: resources.size },
       watch: { connected: watch.connected, applied_version: watch.appliedVersion, resets: watch.resets },
       store: { kind: store.kind, reachable: storeReachable },
       usage: { queued: usage.queued, awaiting_ack: usage.awaitingAck, acknowledged: usage.acknowledged, dropped: usage.dropped },
@@ -103,6 +112,7 @@ export function assembleWorker(
     controlPlane,
     reporter,
     keys,
+    resources,
     watcher,
     store,
     logger,

@@ -5,10 +5,13 @@ import type { ResolvedKey } from '../../src/domain/api-key.ts';
 import {
   heldToWire,
   keyFromWire,
+  resourceFromWire,
   watchEventFromWire,
   type HeldResource,
+  type ResolvedResource,
   type WatchSubscription,
   type WireResolveKeyResponse,
+  type WireResolveResponse,
   type WireWatchEvent,
   type WireWatchRequest,
 } from '../../src/domain/sync-codec.ts';
@@ -18,6 +21,7 @@ import {
   ControlPlaneUnavailable,
   type ControlPlaneLink,
   type ReportChannel,
+  type ResourceLink,
   type ReportStream,
   type WatchChannel,
   type WatchHandlers,
@@ -50,7 +54,7 @@ export interface LinkState {
   lastError: string | null;
 }
 
-export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchChannel {
+export class GrpcControlPlane implements ControlPlaneLink, ResourceLink, ReportChannel, WatchChannel {
   private readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
   private readonly metadata: grpc.Metadata;
   readonly state: LinkState = { reachable: true, since: Date.now(), firstContact: null, lastError: null };
@@ -84,9 +88,17 @@ export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchC
   }
 
   resolveKey(keyHash: string): Promise<ResolvedKey | null> {
+    return this.unary('ResolveKey', { key_hash: keyHash }, (res: WireResolveKeyResponse) => keyFromWire(res));
+  }
+
+  resolveResource(type: string, key: string): Promise<ResolvedResource | null> {
+    return this.unary('Resolve', { resource_type: type, resource_key: key }, (res: WireResolveResponse) => resourceFromWire(res));
+  }
+
+  private unary<W, T>(method: string, request: object, decode: (wire: W) => T): Promise<T> {
     return new Promise((resolve, reject) => {
       const deadline = Date.now() + (this.opts.resolveTimeoutMs ?? 3_000);
-      this.client.ResolveKey!({ key_hash: keyHash }, this.metadata, { deadline }, (err: grpc.ServiceError | null, res: WireResolveKeyResponse) => {
+      this.client[method]!(request, this.metadata, { deadline }, (err: grpc.ServiceError | null, res: W) => {
         if (err) {
           if (err.code === grpc.status.UNAUTHENTICATED) {
             this.state.lastError = 'control plane refused the worker token';
@@ -96,7 +108,7 @@ export class GrpcControlPlane implements ControlPlaneLink, ReportChannel, WatchC
           return reject(new ControlPlaneUnavailable(err.details || err.message));
         }
         this.mark(true);
-        resolve(keyFromWire(res));
+        resolve(decode(res));
       });
     });
   }

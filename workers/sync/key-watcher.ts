@@ -1,7 +1,8 @@
 import type { Logger } from '../../src/domain/logger.ts';
-import type { ResourceEvent } from '../../src/domain/sync-codec.ts';
+import { API_KEY_RESOURCE, type ResourceEvent } from '../../src/domain/sync-codec.ts';
 import type { WatchChannel, WatchStream } from '../contracts.ts';
 import type { KeyCache } from './key-cache.ts';
+import type { ResourceCache } from './resource-cache.ts';
 
 export interface KeyWatcherOptions {
   workerId: string;
@@ -11,6 +12,8 @@ export interface KeyWatcherOptions {
   heldChunk?: number;
   /** Acknowledgements are coalesced over this long (default 10 ms). */
   ackDelayMs?: number;
+  /** Providers, configs, guardrails, policies: other resource types go here. */
+  resources?: ResourceCache;
 }
 
 export interface KeyWatcherStats {
@@ -68,7 +71,7 @@ export class KeyWatcher {
   private connect(): void {
     if (this.closed) return;
     this.reconnectTimer = null;
-    const held = this.keys.held();
+    const held = [...this.keys.held(), ...(this.opts.resources?.held() ?? [])];
     const chunk = this.opts.heldChunk ?? 5_000;
     this.openedAt = Date.now();
     this.acked = 0; // acknowledgements are per stream
@@ -102,6 +105,7 @@ export class KeyWatcher {
   private onEvent(event: ResourceEvent): void {
     this.connected = true;
     this.keys.apply(event);
+    if (event.resourceType !== API_KEY_RESOURCE) this.opts.resources?.apply(event);
     this.stats.events++;
     if (event.action === 'reset') {
       this.stats.resets++;

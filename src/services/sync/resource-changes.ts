@@ -1,8 +1,9 @@
 // The resource_change log (migration 0004): what changed, with versions from resource_revision_seq.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ResolvedKey } from '../../domain/api-key.ts';
-import { API_KEY_RESOURCE, type ResourceEvent } from '../../domain/sync-codec.ts';
+import { API_KEY_RESOURCE, type ResolvedResource, type ResourceEvent } from '../../domain/sync-codec.ts';
 import { resolveKeyByHash } from '../api-keys/resolve-key.ts';
+import { isResolvable, resolveForWorker } from './worker-resolvers.ts';
 
 export interface ChangeRow {
   version: number;
@@ -94,25 +95,53 @@ export async function currentKeyRevisions(em: EntityManager, hashes: string[]): 
 export const MAX_RESOLVED_PER_BATCH = 500;
 
 /**
- * Events for change rows. An api_key upsert carries the key as it resolves now; a hash that no
- * longer resolves (a rotated-out secret past its transition) becomes a delete.
+ * Events for change rows. An upsert carries the resource as it resolves now (api_key: the key;
+ * other types: their WorkerResolver's answer); one that no longer resolves (a rotated-out secret
+ * past its transition, a config deleted since) becomes a delete.
  */
 export async function eventsFor(em: EntityManager, rows: ChangeRow[], opts: { resolve: boolean }): Promise<ResourceEvent[]> {
-  const upserts = rows.filter((r) => r.action === 'upsert' && r.resourceType === API_KEY_RESOURCE);
+  const upserts = rows.filter((r) => r.action === 'upsert' && (r.resourceType === API_KEY_RESOURCE || isResolvable(r.resourceType)));
   const resolve = opts.resolve && upserts.length <= MAX_RESOLVED_PER_BATCH;
-  const resolved = new Map<string, ResolvedKey | null | undefined>();
+  const keys = new Map<string, ResolvedKey | null | undefined>();
+  const resources = new Map<string, ResolvedResource | null | undefined>();
   if (resolve) {
     for (const r of upserts) {
-      if (resolved.has(r.resourceKey)) continue;
-      // A failed lookup sends the event without the key: the worker invalidates instead.
-      resolved.set(r.resourceKey, await resolveKeyByHash(em, r.resourceKey).catch(() => undefined));
+      // A failed lookup sends the event without the resource: the worker invalidates instead.
+      if (r.resourceType === API_KEY_RESOURCE) {
+        if (!keys.has(r.resourceKey)) keys.set(r.resourceKey, await resolveKeyByHash(em, r.resourceKey).catch(() => undefined));
+      } else {
+        const id = `${r.resourceType}\u0000${r.resourceKey}`;
+        if (!resources.has(id)) resources.set(id, await resolveForWorker(em, r.resourceType, r.resourceKey).catch(() => undefined));
+      }
     }
   }
   return rows.map((r): ResourceEvent => {
-    const key = r.action === 'upsert' ? resolved.get(r.resourceKey) : undefined;
-    if (key === null) return { version: r.version, resourceType: r.resourceType, resourceKey: r.resourceKey, action: 'delete', key: null };
-    return { version: r.version, resourceType: r.resourceType, resourceKey: r.resourceKey, action: r.action, key: key ?? null };
+    const base = { version: r.version, resourceType: r.resourceType, resourceKey: r.resourceKey };
+    if (r.resourceType === API_KEY_RESOURCE) {
+      const key = r.action === 'upsert' ? keys.get(r.resourceKey) : undefined;
+      if (key === null) return { ...base, action: 'delete', key: null };
+      return { ...base, action: r.action, key: key ?? null };
+    }
+    const resource = r.action === 'upsert' ? resources.get(`${r.resourceType}\u0000${r.resourceKey}`) : undefined;
+    if (resource === null) return { ...base, action: 'delete', key: null };
+    return { ...base, action: r.action, key: null, resource: resource ?? null };
   });
+}
+
+/** The latest change version of each (type, key); pairs without a change row are absent. */
+export async function currentResourceVersions(em: EntityManager, held: { type: string; key: string }[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < held.length; i += 1_000) {
+    const chunk = JSON.stringify(held.slice(i, i + 1_000).map((h) => [h.type, h.key]));
+    const rows = await em.getConnection().execute<{ t: string; k: string; v: string }[]>(
+      `select c.resource_type as t, c.resource_key as k, max(c.version)::text as v
+         from jsonb_array_elements(?::jsonb) h join resource_change c on c.resource_type = h->>0 and c.resource_key = h->>1
+        group by 1, 2`,
+      [chunk],
+    );
+    for (const r of rows) out.set(`${r.t}\u0000${r.k}`, Number(r.v));
+  }
+  return out;
 }
 
 /** Removes changes older than `retentionMs` and raises the horizon to the highest version removed. */

@@ -5,7 +5,8 @@ import type { Logger } from '../../domain/logger.ts';
 import { API_KEY_RESOURCE, type HeldResource, type ResourceEvent, type WatchSubscription } from '../../domain/sync-codec.ts';
 import { resolveKeyByHash } from '../api-keys/resolve-key.ts';
 import type { ChangeFeed } from './change-feed.ts';
-import { changeHorizon, currentKeyRevisions, eventsFor, lastVersion, latestChangesAfter, MAX_RESOLVED_PER_BATCH } from './resource-changes.ts';
+import { changeHorizon, currentKeyRevisions, currentResourceVersions, eventsFor, lastVersion, latestChangesAfter, MAX_RESOLVED_PER_BATCH } from './resource-changes.ts';
+import { isResolvable, resolveForWorker } from './worker-resolvers.ts';
 
 export interface WatchSink {
   send(event: ResourceEvent): void;
@@ -127,7 +128,26 @@ export class WatchSession {
 
   /** An event for each held resource whose version differs from what is held now, or that is gone. */
   private async answerHeld(held: HeldResource[]): Promise<void> {
-    const keys = held.filter((h) => h.type === API_KEY_RESOURCE);
+    await this.answerHeldKeys(held.filter((h) => h.type === API_KEY_RESOURCE));
+    await this.answerHeldResources(held.filter((h) => h.type !== API_KEY_RESOURCE && isResolvable(h.type)));
+  }
+
+  /** Other resource types: a held version that is not the latest change is answered with the resource now (or a delete). */
+  private async answerHeldResources(held: HeldResource[]): Promise<void> {
+    if (!held.length || this.closed) return;
+    const em = this.hub.orm.em.fork();
+    const current = await currentResourceVersions(em, held);
+    const changed = held.filter((h) => current.get(`${h.type}\u0000${h.key}`) !== h.version);
+    const resolve = changed.length <= MAX_RESOLVED_PER_BATCH;
+    for (const h of changed) {
+      const base = { version: 0, resourceType: h.type, resourceKey: h.key, key: null };
+      const resource = resolve ? await resolveForWorker(em, h.type, h.key) : undefined;
+      if (resource === null) this.send({ ...base, action: 'delete' });
+      else this.send({ ...base, action: 'upsert', resource: resource ?? null });
+    }
+  }
+
+  private async answerHeldKeys(keys: HeldResource[]): Promise<void> {
     if (!keys.length || this.closed) return;
     const em = this.hub.orm.em.fork();
     const current = await currentKeyRevisions(em, keys.map((k) => k.key));
