@@ -24,6 +24,8 @@ export class AppError extends Error {
   readonly type: ErrorType;
   readonly code: string;
   readonly param: string | null;
+  /** Response headers that belong to this error (e.g. Retry-After on a 429). */
+  headers: Record<string, string> | undefined;
 
   constructor(status: number, type: ErrorType, code: string, message: string, param: string | null = null) {
     super(message);
@@ -32,6 +34,7 @@ export class AppError extends Error {
     this.type = type;
     this.code = code;
     this.param = param;
+    this.headers = undefined;
   }
 
   toBody(): ErrorBody {
@@ -61,5 +64,5 @@ export function toAppError(err: unknown): AppError {
 }
 
 export function errorResponse(err: AppError, headers?: Record<string, string>): Response {
-  return bufferedResponse(JSON.stringify(err.toBody()), err.status, { 'content-type': 'application/json', ...headers });
+  return bufferedResponse(JSON.stringify(err.toBody()), err.status, { 'content-type': 'application/json', ...err.headers, ...headers });
 }
