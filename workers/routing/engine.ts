@@ -36,6 +36,8 @@ export interface Routed<R extends Outcome> {
   leaf: Leaf;
   /** Retries of the target that answered: x-gateway-retry-attempt-count. */
   retries: number;
+  /** Every retry was used and the target still failed (the header then says -1, as the reference does). */
+  exhausted: boolean;
 }
 
 export interface RoutingDeps {
@@ -73,9 +75,10 @@ async function runLeaf<R extends Outcome>(leaf: Leaf, call: CallLeaf<R>, deps: R
     const outcome = await call(leaf, attempt);
     if (id && !outcome.gatewayError) deps.breaker!.record(id, ok(outcome) || (outcome.status < 500 && outcome.status !== 429 && outcome.status !== 408 && !outcome.networkError));
     const retryable = !ok(outcome) && !outcome.gatewayError && (outcome.networkError || codes.includes(outcome.status));
-    if (!retryable || attempt >= attempts) return { outcome, leaf, retries: attempt };
+    if (!retryable) return { outcome, leaf, retries: attempt, exhausted: false };
+    if (attempt >= attempts) return { outcome, leaf, retries: attempt, exhausted: attempts > 0 };
     const delay = retryDelay(attempt, outcome, leaf.settings, deps);
-    if (delay === null) return { outcome, leaf, retries: attempt };
+    if (delay === null) return { outcome, leaf, retries: attempt, exhausted: false };
     outcome.discard?.();
     await deps.sleep(delay);
   }
@@ -162,6 +165,27 @@ async function walk<R extends Outcome>(node: ConfigNode, path: string, parent: N
       return child(index);
     }
   }
+}
+
+/** x-gateway-retry-attempt-count: the retries made, or -1 when they ran out. */
+export const retryCountHeader = (r: Routed<Outcome>): string => (r.exhausted ? '-1' : String(r.retries));
+
+/** Retry-After of a provider answer in ms: `retry-after-ms`, `x-ms-retry-after-ms`, or `retry-after` (seconds or an HTTP date). */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | null {
+  const one = (name: string) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
+    const v = Number(one(name));
+    if (one(name) !== undefined && Number.isFinite(v) && v >= 0) return v;
+  }
+  const ra = one('retry-after');
+  if (ra === undefined) return null;
+  const seconds = Number(ra);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1_000;
+  const date = Date.parse(ra);
+  return Number.isFinite(date) ? Math.max(0, date - now) : null;
 }
 
 /** Routes one request through `config`, calling `call` for each target attempt. */

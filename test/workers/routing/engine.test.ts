@@ -240,3 +240,24 @@ describe('circuit breaker in routing', () => {
     expect(w2.allow('p')).toBe(false);
   });
 });
+
+describe('response headers', () => {
+  it('reports the retries made, or -1 when they ran out', async () => {
+    const { retryCountHeader } = await import('../../../workers/routing/engine.ts');
+    const s = scripted({ a: [503] });
+    expect(retryCountHeader(await route(cfg({ provider: 'a', retry: { attempts: 2 } }), facts(), s.call, deps()))).toBe('-1');
+    const s2 = scripted({ a: [503, 200] });
+    expect(retryCountHeader(await route(cfg({ provider: 'a', retry: { attempts: 2 } }), facts(), s2.call, deps()))).toBe('1');
+    const s3 = scripted({ a: [503] });
+    expect(retryCountHeader(await route(cfg({ provider: 'a' }), facts(), s3.call, deps()))).toBe('0');
+  });
+
+  it('reads Retry-After in its three forms', async () => {
+    const { retryAfterMs } = await import('../../../workers/routing/engine.ts');
+    expect(retryAfterMs({ 'retry-after-ms': '250' })).toBe(250);
+    expect(retryAfterMs({ 'x-ms-retry-after-ms': '40' })).toBe(40);
+    expect(retryAfterMs({ 'retry-after': '3' })).toBe(3_000);
+    expect(retryAfterMs({ 'retry-after': new Date(10_000).toUTCString() }, 4_000)).toBe(6_000);
+    expect(retryAfterMs({})).toBeNull();
+  });
+});
