@@ -7,6 +7,7 @@ import { AppError, errorResponse } from '../domain/errors.ts';
 import type { Logger } from '../domain/logger.ts';
 import { startGrpcServer, type GrpcServerTls, type RunningGrpcServer } from '../grpc/server.ts';
 import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-http.ts';
+import { ControlPlaneMetrics } from '../platform/metrics/control-plane-metrics.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
 import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
@@ -57,11 +58,31 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     }
   }
 
-  async function handle(request: Request, ip: string | null): Promise<Response> {
+  // Gauges read the sync service at scrape time; it starts after the HTTP port is bound.
+  let syncRef: SyncService | null = null;
+  const metrics = new ControlPlaneMetrics({
+    watchers: () => syncRef?.hub.count ?? 0,
+    feedVersion: () => syncRef?.feed.version ?? 0,
+    feedListening: () => syncRef?.feed.isListening ?? false,
+  });
+
+  async function route(request: Request, ip: string | null): Promise<[string, Response]> {
     const path = new URL(request.url).pathname;
-    if (path === '/graphql') return graphql.yoga.fetch(request, { ip });
-    if (path === '/health') return health();
-    return (await rest.handle(request, ip)) ?? errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${path}`));
+    if (path === '/graphql') return ['graphql', await graphql.yoga.fetch(request, { ip })];
+    if (path === '/health') return ['health', await health()];
+    if (path === '/metrics' && request.method === 'GET') {
+      const m = await metrics.text();
+      return ['metrics', new Response(m.body, { headers: { 'content-type': m.contentType } })];
+    }
+    const r = await rest.handle(request, ip);
+    return r ? ['rest', r] : ['unknown', errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${path}`))];
+  }
+
+  async function handle(request: Request, ip: string | null): Promise<Response> {
+    const started = performance.now();
+    const [api, response] = await route(request, ip);
+    metrics.observe(api, response.status, (performance.now() - started) / 1_000);
+    return response;
   }
 
   const server: Server = createServer((req, res) => {
@@ -81,12 +102,18 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   });
   const httpPort = (server.address() as AddressInfo).port;
   const sync = await startSync(orm, logger, opts.sync);
+  syncRef = sync;
   const grpc = await startGrpcServer({
     orm,
     workerToken: opts.workerToken,
     previousWorkerToken: opts.previousWorkerToken,
     tls: opts.grpcTls,
-    host: opts.host, port: opts.grpcPort, logger, watch: sync.hub }).catch(async (err: unknown) => {
+    host: opts.host, port: opts.grpcPort, logger, watch: sync.hub,
+    onUsageAck: (ack) => {
+      if (ack.stored) metrics.usageRecords.inc({ result: 'stored' }, ack.stored);
+      if (ack.duplicates) metrics.usageRecords.inc({ result: 'duplicate' }, ack.duplicates);
+      if (ack.rejected) metrics.usageRecords.inc({ result: 'rejected' }, ack.rejected);
+    } }).catch(async (err: unknown) => {
     await sync.stop();
     throw err;
   });

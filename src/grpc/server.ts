@@ -26,6 +26,8 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** The replica's watchers (WorkerSync.Watch). */
   watch: WatchHub;
+  /** Each stored usage batch's outcome (metrics). */
+  onUsageAck?: (ack: ReportAck) => void;
 }
 
 export interface GrpcServerTls {
@@ -88,6 +90,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
           try {
             const ack = await storeUsageBatch(orm.em.fork(), batch);
             if (ack.rejected) logger.warn('usage records rejected', { batch_id: batch.batch_id, rejected: ack.rejected });
+            opts.onUsageAck?.(ack);
             call.write(ack);
           } catch (err) {
             // No ack: the worker keeps the batch and resends it after reconnecting.

@@ -2,6 +2,7 @@
 import { createLogger, type Logger, type LogLevel } from '../../src/domain/logger.ts';
 import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
 import { MemoryStore, type SharedStore } from '../../src/domain/store.ts';
+import { WorkerMetrics } from '../../src/platform/metrics/worker-metrics.ts';
 import { RedisStore } from '../../src/platform/redis-store.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
@@ -44,6 +45,8 @@ export interface AssembledWorker {
   watcher: KeyWatcher;
   store: SharedStore;
   logger: Logger;
+  /** Prometheus metrics, served at GET /metrics by the runtime. */
+  metrics: WorkerMetrics;
   close(): Promise<void>;
 }
 
@@ -74,6 +77,12 @@ export function assembleWorker(
   reporter.start();
   const watcher = new KeyWatcher(controlPlane, keys, { workerId: settings.workerId ?? crypto.randomUUID(), resources }, logger);
   watcher.start();
+  const metrics = new WorkerMetrics({
+    usage: () => reporter.snapshot(),
+    sync: () => watcher.snapshot(),
+    caches: () => ({ keys: keys.size, resources: resources.size }),
+    controlPlaneReachable: () => controlPlane.state.reachable,
+  });
   const startedAt = new Date().toISOString();
   const health = (): WorkerHealth => {
     const usage = reporter.snapshot();
@@ -116,6 +125,7 @@ export function assembleWorker(
     watcher,
     store,
     logger,
+    metrics,
     async close() {
       watcher.close();
       await reporter.close(5_000);

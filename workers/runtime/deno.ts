@@ -25,6 +25,10 @@ export async function startDenoWorker(settings: WorkerSettings, host: string, po
     { hostname: host, port, onListen: (addr: { hostname: string; port: number }) => listening(addr) },
     async (req: Request): Promise<Response> => {
       try {
+        if (req.method === 'GET' && new URL(req.url).pathname === '/metrics') {
+          const m = await worker.metrics.text();
+          return new Response(m.body, { headers: { 'content-type': m.contentType } });
+        }
         return await worker.handler(req);
       } catch (err) {
         worker.logger.error('unhandled worker error', { err: String(err) });

@@ -19,6 +19,14 @@ export async function startNodeWorker(settings: WorkerSettings, host: string, po
   // Synchronous SHA-256: no thread-pool round trip per request.
   const worker = assembleWorker(settings, upstream.fetch, (raw) => createHash('sha256').update(raw).digest('hex'), logger);
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    if (req.url === '/metrics' && req.method === 'GET') {
+      // Prometheus scrapes the runtime, not the data plane: no API key, no usage record.
+      void worker.metrics.text().then((m) => {
+        res.writeHead(200, { 'content-type': m.contentType });
+        res.end(m.body);
+      });
+      return;
+    }
     const origin = `http://${req.headers.host ?? 'localhost'}`;
     worker.handler(toWebRequest(req, res, origin)).then(
       (response) => sendWebResponse(res, response),

@@ -23,6 +23,8 @@ export interface KeyWatcherStats {
   events: number;
   resets: number;
   reconnects: number;
+  /** Epoch ms since the stream has been down (null while connected). */
+  disconnectedSinceMs: number | null;
 }
 
 /**
@@ -41,6 +43,7 @@ export class KeyWatcher {
   private ackTimer: ReturnType<typeof setTimeout> | null = null;
   private openedAt = 0;
   private stats = { events: 0, resets: 0, reconnects: 0 };
+  private disconnectedSince: number | null = Date.now();
 
   constructor(
     private readonly channel: WatchChannel,
@@ -56,7 +59,7 @@ export class KeyWatcher {
   }
 
   snapshot(): KeyWatcherStats {
-    return { connected: this.connected, appliedVersion: this.applied, ...this.stats };
+    return { connected: this.connected, appliedVersion: this.applied, ...this.stats, disconnectedSinceMs: this.connected ? null : this.disconnectedSince };
   }
 
   close(): void {
@@ -79,7 +82,7 @@ export class KeyWatcher {
       { workerId: this.opts.workerId, sinceVersion: this.applied, held: held.slice(0, chunk) },
       {
         onOpen: () => {
-          if (this.stream === stream) this.connected = true;
+          if (this.stream === stream) this.markConnected();
         },
         onEvent: (event) => {
           if (this.stream === stream) this.onEvent(event);
@@ -88,6 +91,7 @@ export class KeyWatcher {
           if (this.stream !== stream) return;
           this.stream = null;
           this.connected = false;
+          this.disconnectedSince = Date.now();
           if (this.closed) return;
           // A stream that lived a while was healthy: reconnect fast. Quick failures back off.
           if (Date.now() - this.openedAt >= (this.opts.reconnectMaxMs ?? 5_000)) this.backoff = this.opts.reconnectMinMs ?? 100;
@@ -102,8 +106,13 @@ export class KeyWatcher {
     for (let i = chunk; i < held.length; i += chunk) stream.sendHeld(held.slice(i, i + chunk));
   }
 
-  private onEvent(event: ResourceEvent): void {
+  private markConnected(): void {
     this.connected = true;
+    this.disconnectedSince = null;
+  }
+
+  private onEvent(event: ResourceEvent): void {
+    this.markConnected();
     this.keys.apply(event);
     if (event.resourceType !== API_KEY_RESOURCE) this.opts.resources?.apply(event);
     this.stats.events++;
