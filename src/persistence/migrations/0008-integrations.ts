@@ -77,6 +77,10 @@ export class Migration0008Integrations extends Migration {
       unique (workspace_id, slug));`);
     this.addSql(`create index provider_integration on provider (integration_id);`);
 
+    // Keys `<workspace_id>:<slug>` reach 36 + 1 + 255 characters (slugs up to 255, spec Limits):
+    // widen the shared column (0004 made it 255).
+    this.addSql(`alter table resource_change alter column resource_key type varchar(320);`);
+
     // Workers resolve `provider` by `<workspace_id>:<slug>` (virtual keys too: same namespace).
     this.addSql(`create or replace function provider_resource_change() returns trigger language plpgsql as $$
       declare
