@@ -1,3 +1,4 @@
+import { listProviderModels, type ProviderModelView } from '../../src/services/providers/provider-models.ts';
 import { getProvider, listProviders } from '../../src/services/providers/read-providers.ts';
 import type { ProviderView } from '../../src/services/providers/provider-view.ts';
 import { createProvider, deleteProvider, updateProvider, type ProviderRef } from '../../src/services/providers/write-providers.ts';
@@ -26,6 +27,23 @@ const ProviderObjectRef = builder.objectRef<ProviderView>('Provider').implement(
 });
 
 const ProviderPageRef = pageType('ProviderPage', ProviderObjectRef);
+
+const ProviderModelRef = builder.objectRef<ProviderModelView>('ProviderModel').implement({
+  description: 'A model reachable through a provider, named `@<provider slug>/<model>`.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    slug: t.exposeString('slug'),
+    provider: t.exposeString('provider'),
+    workspace_id: t.exposeString('workspace_id'),
+    integration_id: t.exposeString('integration_id'),
+    ai_provider_id: t.exposeString('ai_provider_id'),
+    is_custom: t.exposeBoolean('is_custom'),
+    allow_all_models: t.exposeBoolean('allow_all_models'),
+    object: t.exposeString('object'),
+  }),
+});
+
+const ProviderModelPageRef = pageType('ProviderModelPage', ProviderModelRef);
 
 const ProviderChangeRef = builder.objectRef<ProviderRef>('ProviderChange').implement({
   fields: (t) => ({ id: t.exposeID('id'), slug: t.exposeString('slug') }),
@@ -60,6 +78,11 @@ builder.queryFields((t) => ({
     type: ProviderPageRef,
     args: { current_page: t.arg.int(), page_size: t.arg.int(), workspace_id: t.arg.string() },
     resolve: (_, a, ctx) => listProviders(ctx.em, ctx.actor, { currentPage: a.current_page, pageSize: a.page_size, workspaceId: a.workspace_id }),
+  }),
+  providerModels: t.field({
+    type: ProviderModelPageRef,
+    args: { workspace_id: t.arg.string() },
+    resolve: (_, a, ctx) => listProviderModels(ctx.em, ctx.actor, { workspaceId: a.workspace_id }),
   }),
   provider: t.field({
     type: ProviderObjectRef,

@@ -1,4 +1,5 @@
 import type { VirtualKeyView } from '../../src/services/providers/virtual-key-view.ts';
+import { migrateVirtualKey, type MigratedVirtualKey } from '../../src/services/providers/migrate-virtual-key.ts';
 import { createVirtualKey, deleteVirtualKey, getVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/services/providers/virtual-keys.ts';
 import { builder } from '../builder.ts';
 import { plain } from '../input.ts';
@@ -31,6 +32,23 @@ const VirtualKeyPageRef = pageType('VirtualKeyPage', VirtualKeyRef);
 
 const VirtualKeyChangeRef = builder.objectRef<{ id: string; slug: string }>('VirtualKeyChange').implement({
   fields: (t) => ({ id: t.exposeID('id'), slug: t.exposeString('slug') }),
+});
+
+const MigratedVirtualKeyRef = builder.objectRef<MigratedVirtualKey>('MigratedVirtualKey').implement({
+  fields: (t) => ({
+    integration_id: t.exposeID('integration_id'),
+    integration_slug: t.exposeString('integration_slug'),
+    provider_id: t.exposeID('provider_id'),
+    provider_slug: t.exposeString('provider_slug'),
+  }),
+});
+
+const MigrateVirtualKeyInput = builder.inputType('MigrateVirtualKeyInput', {
+  fields: (t) => ({
+    slug: t.string({ required: true, description: "The virtual key's slug" }),
+    workspace_id: t.string(),
+    integration_slug: t.string({ description: "Default: the virtual key's slug" }),
+  }),
 });
 
 const CreateVirtualKeyInput = builder.inputType('CreateVirtualKeyInput', {
@@ -89,6 +107,12 @@ builder.mutationFields((t) => ({
     errors: { directResult: true },
     args: { id: t.arg.id({ required: true }), workspace_id: t.arg.string(), input: t.arg({ type: UpdateVirtualKeyInput, required: true }) },
     resolve: (_, a, ctx) => updateVirtualKey(ctx.em, ctx.secretBox, ctx.actor, ctx.meta, String(a.id), a.workspace_id, plain(a.input)),
+  }),
+  migrateVirtualKey: t.field({
+    type: MigratedVirtualKeyRef,
+    errors: { directResult: true },
+    args: { input: t.arg({ type: MigrateVirtualKeyInput, required: true }) },
+    resolve: (_, a, ctx) => migrateVirtualKey(ctx.em, ctx.secretBox, ctx.actor, ctx.meta, plain(a.input)),
   }),
   deleteVirtualKey: t.field({
     type: VirtualKeyChangeRef,

@@ -11,6 +11,9 @@ const LIST = `query Providers($current_page: Int, $page_size: Int, $workspace_id
   providers(current_page: $current_page, page_size: $page_size, workspace_id: $workspace_id) { object total data { ${ITEM} } }
 }`;
 const GET = `query Provider($id: ID!, $workspace_id: String) { provider(id: $id, workspace_id: $workspace_id) { ${ITEM} } }`;
+const MODELS = `query ProviderModels($workspace_id: String) {
+  providerModels(workspace_id: $workspace_id) { object total data { id slug provider workspace_id integration_id ai_provider_id is_custom allow_all_models object } }
+}`;
 const CREATE = `mutation CreateProvider($input: CreateProviderInput!) {
   createProvider(input: $input) { __typename ... on ProviderChange { id slug } ${ERROR_FIELDS} }
 }`;
@@ -51,12 +54,15 @@ async function update(ctx: RestContext): Promise<Response> {
 }
 
 const get = (ctx: RestContext) => answer(ctx, GET, 'provider', { id: ctx.params.slug, workspace_id: ws(ctx) });
+/** GET /providers/models (draft branch): `{object, total, data}`. */
+const models = (ctx: RestContext) => answer(ctx, MODELS, 'providerModels', { workspace_id: ws(ctx) });
 /** DELETE /providers/{slug}?workspace_id= → `{}`. */
 const remove = (ctx: RestContext) => answer(ctx, DELETE, 'deleteProvider', { id: ctx.params.slug, workspace_id: ws(ctx) }, () => ({}));
 
 export const providerRoutes: RestRoute[] = ['/v1', '/v2'].flatMap((v) => [
   { method: 'POST', path: `${v}/providers`, handler: create },
   { method: 'GET', path: `${v}/providers`, handler: list },
+  { method: 'GET', path: `${v}/providers/models`, handler: models },
   { method: 'GET', path: `${v}/providers/:slug`, handler: get },
   { method: 'PUT', path: `${v}/providers/:slug`, handler: update },
   { method: 'DELETE', path: `${v}/providers/:slug`, handler: remove },

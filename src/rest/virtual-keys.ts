@@ -19,6 +19,9 @@ const CREATE = `mutation CreateVirtualKey($input: CreateVirtualKeyInput!) {
 const UPDATE = `mutation UpdateVirtualKey($id: ID!, $workspace_id: String, $input: UpdateVirtualKeyInput!) {
   updateVirtualKey(id: $id, workspace_id: $workspace_id, input: $input) { __typename ... on VirtualKeyChange { id } ${ERROR_FIELDS} }
 }`;
+const MIGRATE = `mutation MigrateVirtualKey($input: MigrateVirtualKeyInput!) {
+  migrateVirtualKey(input: $input) { __typename ... on MigratedVirtualKey { integration_id integration_slug provider_id provider_slug } ${ERROR_FIELDS} }
+}`;
 const DELETE = `mutation DeleteVirtualKey($id: ID!, $workspace_id: String) {
   deleteVirtualKey(id: $id, workspace_id: $workspace_id) { __typename ... on VirtualKeyChange { id } ${ERROR_FIELDS} }
 }`;
@@ -52,12 +55,25 @@ async function update(ctx: RestContext): Promise<Response> {
   return answer(ctx, UPDATE, 'updateVirtualKey', { id: ctx.params.slug, workspace_id: ws(ctx), input: body.value }, () => ({}));
 }
 
+/** POST /virtual-keys/migrate (draft branch) → the integration and provider it became. */
+async function migrate(ctx: RestContext): Promise<Response> {
+  const body = await readJsonBody(ctx.request);
+  if (!body.ok) return body.response;
+  return answer(ctx, MIGRATE, 'migrateVirtualKey', { input: body.value }, (v) => ({
+    integration_id: v.integration_id,
+    integration_slug: v.integration_slug,
+    provider_id: v.provider_id,
+    provider_slug: v.provider_slug,
+  }));
+}
+
 const get = (ctx: RestContext) => answer(ctx, GET, 'virtualKey', { id: ctx.params.slug, workspace_id: ws(ctx) });
 const remove = (ctx: RestContext) => answer(ctx, DELETE, 'deleteVirtualKey', { id: ctx.params.slug, workspace_id: ws(ctx) }, () => ({}));
 
 export const virtualKeyRoutes: RestRoute[] = ['/v1', '/v2'].flatMap((v) => [
   { method: 'POST', path: `${v}/virtual-keys`, handler: create },
   { method: 'GET', path: `${v}/virtual-keys`, handler: list },
+  { method: 'POST', path: `${v}/virtual-keys/migrate`, handler: migrate },
   { method: 'GET', path: `${v}/virtual-keys/:slug`, handler: get },
   { method: 'PUT', path: `${v}/virtual-keys/:slug`, handler: update },
   { method: 'DELETE', path: `${v}/virtual-keys/:slug`, handler: remove },

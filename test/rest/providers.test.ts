@@ -146,6 +146,22 @@ describe('providers over REST', () => {
     expect((await call('GET', '/v1/providers?page_size=0')).body.error.param).toBe('page_size');
   });
 
+  it('lists the models reachable through providers (draft route GET /providers/models)', async () => {
+    const i = (await call('POST', '/v1/integrations', { name: 'Models', ai_provider_id: 'anthropic', workspace_id: otherWs.id, default_provider_slug: 'claude' })).body;
+    await call('PUT', `/v1/integrations/${i.slug}/models`, { models: [{ slug: 'claude-x', enabled: true }, { slug: 'claude-off', enabled: false }, { slug: 'my-ft', enabled: true, is_custom: true }] });
+    const r = await call('GET', `/v1/providers/models?workspace_id=${otherWs.id}`);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      object: 'list',
+      total: 2,
+      data: [
+        { id: '@claude/claude-x', slug: 'claude-x', provider: 'claude', workspace_id: otherWs.id, integration_id: i.slug, ai_provider_id: 'anthropic', is_custom: false, allow_all_models: true, object: 'model' },
+        { id: '@claude/my-ft', slug: 'my-ft', provider: 'claude', workspace_id: otherWs.id, integration_id: i.slug, ai_provider_id: 'anthropic', is_custom: true, allow_all_models: true, object: 'model' },
+      ],
+    });
+    expect((await call('GET', '/v1/providers/models', undefined, wsKey)).body.data.some((m: any) => m.workspace_id === otherWs.id)).toBe(false);
+  });
+
   it('works through GraphQL', async () => {
     const c = await gql('mutation($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on ProviderChange { id slug } ... on GatewayError { code param } } }', {
       input: { name: 'GQL', slug: 'gql-prov', integration_id: integ.slug, workspace_id: stack.workspaceId },

@@ -109,6 +109,36 @@ describe('virtual keys over REST (legacy)', () => {
     expect(unauth).toMatchObject({ status: 401, body: { success: false, data: { message: 'Unauthorised Request' } } });
   });
 
+  it('migrates a virtual key to an integration and a provider with the same slug (draft route)', async () => {
+    const vk = await call('POST', '/v1/virtual-keys', {
+      name: 'To migrate',
+      provider: 'azure-openai',
+      key: SECRET,
+      resourceName: 'mig-res',
+      deploymentConfig: [{ apiVersion: '2024-06-01', deploymentName: 'dep-a', alias: 'gpt-4o', is_default: true }],
+    }, wsKey);
+    const slug = vk.body.data.slug;
+    const [before] = await sql('select id from provider where slug = ?', [slug]);
+    const needsScope = await call('POST', '/v1/virtual-keys/migrate', { slug }, wsKey);
+    expect(needsScope.status).toBe(403);
+    const m = await call('POST', '/v1/virtual-keys/migrate', { slug, workspace_id: stack.workspaceId });
+    expect(m.status, m.text).toBe(200);
+    expect(m.body).toEqual({ integration_id: expect.any(String), integration_slug: slug, provider_id: before.id, provider_slug: slug });
+    // It is a provider now (same id and slug), no longer a virtual key.
+    expect((await call('GET', `/v1/virtual-keys/${slug}`)).status).toBe(404);
+    expect((await call('GET', `/v1/providers/${slug}`)).body).toMatchObject({ id: before.id, slug, integration_id: slug, object: 'provider' });
+    const integ = (await call('GET', `/v1/integrations/${slug}`)).body;
+    expect(integ).toMatchObject({ ai_provider_id: 'azure-openai', workspace_id: stack.workspaceId, masked_key: expect.stringMatching(/^az\*+ef$/) });
+    expect(integ.configurations).toEqual({
+      azure_auth_mode: 'default',
+      azure_resource_name: 'mig-res',
+      azure_deployment_config: [{ azure_api_version: '2024-06-01', azure_deployment_name: 'dep-a', azure_model_slug: 'gpt-4o', alias: 'gpt-4o', is_default: true }],
+    });
+    const [row] = await sql('select key_sealed from integration where id = ?', [m.body.integration_id]);
+    expect(stack.secretBox.open(row.key_sealed, `integration:${m.body.integration_id}:key`)).toBe(SECRET);
+    expect((await call('POST', '/v1/virtual-keys/migrate', { slug })).status).toBe(404);
+  });
+
   it('works through GraphQL', async () => {
     const c = await gql('mutation($input: CreateVirtualKeyInput!) { createVirtualKey(input: $input) { __typename ... on VirtualKeyChange { slug } } }', { input: { name: 'GQL VK', provider: 'anthropic', key: SECRET } }, wsKey);
     const slug = c.body.data.createVirtualKey.slug;
