@@ -72,6 +72,7 @@ const IntegrationWorkspaceRef = builder.objectRef<IntegrationWorkspaceView>('Int
     enabled: t.exposeBoolean('enabled'),
     usage_limits: t.field({ type: 'JSON', nullable: true, resolve: (w) => w.usage_limits }),
     rate_limits: t.field({ type: 'JSON', nullable: true, resolve: (w) => w.rate_limits }),
+    reset_usage_at: t.exposeString('reset_usage_at', { nullable: true, description: 'The last reset_usage for this workspace' }),
   }),
 });
 

@@ -40,7 +40,7 @@ export interface ProviderPayload extends WorkerProviderTarget {
   limits: {
     provider: { usage_limits: Record<string, unknown> | null; rate_limits: Record<string, unknown>[] | null };
     /** The integration's limits for this workspace (integration workspaces). */
-    workspace: { usage_limits: Record<string, unknown>[] | null; rate_limits: Record<string, unknown>[] | null };
+    workspace: { usage_limits: Record<string, unknown>[] | null; rate_limits: Record<string, unknown>[] | null; reset_usage_at: string | null };
   };
   /** Stored as given; resolving secret references (/secret-references) happens elsewhere. */
   secret_mappings: Record<string, unknown>[] | null;
@@ -83,7 +83,7 @@ export function providerWorkerResolver(box: SecretBox): WorkerResolver {
           integration: null,
           models: { allow_all_models: true, items: [] },
           pricing_adjustments: null,
-          limits: { provider: providerLimits, workspace: { usage_limits: null, rate_limits: null } },
+          limits: { provider: providerLimits, workspace: { usage_limits: null, rate_limits: null, reset_usage_at: null } },
         };
         return { version, payload: payload as unknown as Record<string, unknown> };
       }
@@ -100,7 +100,7 @@ export function providerWorkerResolver(box: SecretBox): WorkerResolver {
         integration: { id: integ.id, slug: integ.slug, ai_provider_id: integ.aiProviderId },
         models: { allow_all_models: integ.allowAllModels, items: models.map(toIntegrationModelView) },
         pricing_adjustments: integ.pricingAdjustments ?? null,
-        limits: { provider: providerLimits, workspace: { usage_limits: access.usage_limits, rate_limits: access.rate_limits } },
+        limits: { provider: providerLimits, workspace: { usage_limits: access.usage_limits, rate_limits: access.rate_limits, reset_usage_at: access.reset_usage_at } },
       };
       return { version, payload: payload as unknown as Record<string, unknown> };
     },

@@ -104,9 +104,11 @@ describe('provider worker resolver (key <workspace_id>:<slug>)', () => {
     await call('PUT', `/v1/integrations/${integ.slug}/models`, { models: [{ slug: 'gpt-4o', enabled: false }] });
     const v2 = await latest(key);
     expect(v2).toBeGreaterThan(v1);
-    await call('PUT', `/v1/integrations/${integ.slug}/workspaces`, { workspaces: [{ id: stack.workspaceId, enabled: true, usage_limits: [{ credit_limit: 60, type: 'cost' }] }] });
+    await call('PUT', `/v1/integrations/${integ.slug}/workspaces`, { workspaces: [{ id: stack.workspaceId, enabled: true, usage_limits: [{ credit_limit: 60, type: 'cost' }], reset_usage: true }] });
     expect(await latest(key)).toBeGreaterThan(v2);
-    expect(((await resolve(key))!.payload.limits as any).workspace.usage_limits).toEqual([{ credit_limit: 60, type: 'cost' }]);
+    const limits = ((await resolve(key))!.payload.limits as any).workspace;
+    expect(limits.usage_limits).toEqual([{ credit_limit: 60, type: 'cost' }]);
+    expect(Date.parse(limits.reset_usage_at)).toBeGreaterThan(Date.now() - 60_000);
 
     // Access revoked: the provider is no longer usable (resolves to nothing).
     await call('PUT', `/v1/integrations/${integ.slug}/workspaces`, { workspaces: [{ id: stack.workspaceId, enabled: false }] });
