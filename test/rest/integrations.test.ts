@@ -192,6 +192,8 @@ describe('integrations over REST', () => {
       [{ name: 'x', ai_provider_id: 'vertex-ai', configurations: { vertex_auth_type: 'serviceAccount', vertex_region: 'r' } }, 'configurations.vertex_service_account_json'],
       [{ name: 'x', ai_provider_id: 'openai', configurations: { auth_type: 'oauthClientCredentials', oauth_client_id: 'c' } }, 'configurations.oauth_token_endpoint'],
       [{ name: 'x', ai_provider_id: 'openai', configurations: { aws_region: 'x' } }, 'configurations.aws_region'],
+      [{ name: 'x', ai_provider_id: 'openai', configurations: { custom_host: 'ftp://files.example' } }, 'configurations.custom_host'],
+      [{ name: 'x', ai_provider_id: 'openai', configurations: { custom_host: 'https://user:pw@llm.example' } }, 'configurations.custom_host'],
       [{ name: 'x', ai_provider_id: 'openai', secret_mappings: [{ target_field: 'model_config.x', secret_reference_id: 'r' }] }, 'secret_mappings[0].target_field'],
       [{ name: 'x', ai_provider_id: 'openai', pricing_adjustments: { multiplier: { default: -1 } } }, 'pricing_adjustments.multiplier.default'],
       [{ name: 'x', ai_provider_id: 'openai', create_default_provider: true }, 'create_default_provider'],
@@ -276,6 +278,10 @@ describe('integrations over REST', () => {
     const bad = await call('PUT', `/v1/integrations/${i.slug}/models`, { models: [{ slug: 'x', enabled: true, pricing_config: { type: 'dynamic' } }] });
     expect([bad.status, bad.body.error.param]).toEqual([400, 'models[0].pricing_config.type']);
     expect((await call('PUT', `/v1/integrations/${i.slug}/models`, { allow_all_models: true })).body.error.param).toBe('models');
+    const badHost = await call('PUT', `/v1/integrations/${i.slug}/models`, { models: [{ slug: 'x', enabled: true, configurations: { custom_host: 'https://h.example/#frag' } }] });
+    expect([badHost.status, badHost.body.error.param]).toEqual([400, 'models[0].configurations.custom_host']);
+    const badHeader = await call('PUT', `/v1/integrations/${i.slug}/models`, { models: [{ slug: 'x', enabled: true, custom_headers: { 'bad header': 'v' } }] });
+    expect(badHeader.status).toBe(400);
 
     const notCustom = await call('DELETE', `/v1/integrations/${i.slug}/models?slugs=gpt-4o,my-ft`);
     expect([notCustom.status, notCustom.body.error.param]).toEqual([400, 'slugs']);

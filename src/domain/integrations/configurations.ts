@@ -3,6 +3,7 @@
 // service role / api key with region / workload). Pure: which fields each provider kind takes,
 // which of them are secrets (sealed at rest, masked in answers), and the masks.
 import { z } from 'zod';
+import { customHostSchema } from '../config/config-schema.ts';
 
 export const SLUG_PATTERN = /^[a-zA-Z0-9_-]+$/;
 /** Names and slugs of integrations and providers (spec, Limits). */
@@ -11,9 +12,13 @@ export const MAX_NAME = 255;
 const str = z.string().min(1).max(2048);
 const apiVersion = z.string().min(1).max(30);
 
-/** Combinable with every variant: a custom base URL and extra headers sent upstream. */
+/**
+ * Combinable with every variant: a custom base URL and extra headers sent upstream. The URL's
+ * shape is checked as in configs; the private/reserved address check runs in the worker at call
+ * time, against its TRUSTED_CUSTOM_HOSTS (as for config custom_host).
+ */
 const customHostFields = {
-  custom_host: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
+  custom_host: customHostSchema.pipe(z.string().max(2048)).optional(),
   custom_headers: z.record(z.string(), z.string().max(8192)).optional(),
 };
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { customHostSchema } from '../../domain/config/config-schema.ts';
 import {
   nameSchema,
   pricingAdjustmentsSchema,
@@ -51,7 +52,7 @@ export const integrationModelSchema = z.strictObject({
   is_finetune: z.boolean().nullish(),
   base_model_slug: z.string().max(255).nullish(),
   configurations: z
-    .strictObject({ custom_host: z.url({ protocol: /^https?$/ }).max(2048).nullish(), custom_headers: customHeaders.nullish() })
+    .strictObject({ custom_host: customHostSchema.pipe(z.string().max(2048)).nullish(), custom_headers: customHeaders.nullish() })
     .nullish(),
   /** Per-model headers sent upstream (gateway-spec: PUT /v1/integrations/{id}/integration-models). */
   custom_headers: customHeaders.nullish(),
