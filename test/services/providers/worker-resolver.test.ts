@@ -35,6 +35,7 @@ const AWS_SECRET = 'aws-resolver-secret-key-22222222222';
 const ENTRA_SECRET = 'entra-resolver-secret-33333333333';
 const PRIVATE_KEY = '-----BEGIN PRIVATE KEY-----resolver-44444';
 const VK_KEY = 'vk-resolver-key-555555555555555';
+const OAUTH_SECRET = 'oauth-resolver-secret-66666666666';
 
 beforeAll(async () => {
   stack = await startStack({ workers: 0, logger });
@@ -167,6 +168,27 @@ describe('provider worker resolver (key <workspace_id>:<slug>)', () => {
       auth: { type: 'entra', tenant_id: 'tenant', client_id: 'client', client_secret: ENTRA_SECRET },
     });
 
+    await call('POST', '/v1/integrations', {
+      name: 'oauth',
+      ai_provider_id: 'anthropic',
+      workspace_id: stack.workspaceId,
+      default_provider_slug: 'claude-oauth',
+      configurations: { auth_type: 'oauthClientCredentials', oauth_token_endpoint: 'https://idp.example/token', oauth_client_id: 'cid', oauth_client_secret: OAUTH_SECRET, oauth_scope: 'llm' },
+    });
+    expect((await resolve(`${stack.workspaceId}:claude-oauth`))!.payload).toMatchObject({
+      provider: 'anthropic',
+      credentials: {},
+      auth: { type: 'oauthClientCredentials', token_endpoint: 'https://idp.example/token', client_id: 'cid', client_secret: OAUTH_SECRET, scope: 'llm' },
+    });
+    await call('POST', '/v1/integrations', {
+      name: 'managed',
+      ai_provider_id: 'azure-openai',
+      workspace_id: stack.workspaceId,
+      default_provider_slug: 'az-managed',
+      configurations: { azure_auth_mode: 'managed', azure_managed_client_id: 'mi-1', azure_resource_name: 'r', azure_deployment_config: [{ azure_api_version: 'v', azure_deployment_name: 'd', azure_model_slug: 'm' }] },
+    });
+    expect((await resolve(`${stack.workspaceId}:az-managed`))!.payload).toMatchObject({ auth: { type: 'managed', client_id: 'mi-1' }, credentials: { azureDeploymentId: 'd' } });
+
     const sa = { type: 'service_account', client_email: 'sa@proj.iam', private_key: PRIVATE_KEY };
     await call('POST', '/v1/integrations', {
       name: 'vertex',
@@ -213,7 +235,7 @@ describe('provider worker resolver (key <workspace_id>:<slug>)', () => {
   it('never puts a decrypted credential in a log line, a REST answer or the audit log', async () => {
     for (const r of await sql<{ slug: string }>('select slug from integration')) await call('GET', `/v1/integrations/${r.slug}`);
     const audit = (await sql('select request_details::text as d from audit_event')).map((a: any) => a.d);
-    for (const secret of [KEY_1, KEY_2, AWS_SECRET, ENTRA_SECRET, PRIVATE_KEY, VK_KEY]) {
+    for (const secret of [KEY_1, KEY_2, AWS_SECRET, ENTRA_SECRET, PRIVATE_KEY, VK_KEY, OAUTH_SECRET]) {
       for (const text of [...logLines, ...answers, ...audit]) expect(text).not.toContain(secret);
     }
   });
