@@ -10,5 +10,8 @@ import './types/audit-log.ts';
 import './types/user.ts';
 import './types/invite.ts';
 import './types/config.ts';
+import './types/integration.ts';
+import './types/provider.ts';
+import './types/virtual-key.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

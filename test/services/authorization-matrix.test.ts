@@ -76,6 +76,16 @@ afterAll(async () => stack?.close());
 const window = () =>
   new URLSearchParams({ start_time: new Date(Date.now() - 3_600_000).toISOString(), end_time: new Date(Date.now() + 60_000).toISOString(), organisation_id: stack.organisationId });
 
+/** An organisation integration every workspace may use (created once, by the admin key). */
+let shared: Promise<string> | null = null;
+const sharedIntegration = () =>
+  (shared ??= (async () => {
+    const slug = `shared-${uniq()}`;
+    await fetch(`${stack.controlPlane.httpUrl}/v1/integrations`, { method: 'POST', headers: { 'x-gateway-api-key': stack.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ name: slug, slug, ai_provider_id: 'openai', key: 'sk-matrix' }) });
+    await fetch(`${stack.controlPlane.httpUrl}/v1/integrations/${slug}/workspaces`, { method: 'PUT', headers: { 'x-gateway-api-key': stack.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ global_workspace_access: { enabled: true }, create_default_provider: false }) });
+    return slug;
+  })());
+
 // [operation, request, who may]
 const Y = true;
 const N = false;
@@ -108,6 +118,20 @@ const MATRIX: [string, (key: string) => Promise<number>, Record<Actor, boolean>]
     { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
   ['list API keys', (k) => call(k, 'GET', '/v2/api-keys'),
     { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
+  ['create an integration', (k) => call(k, 'POST', '/v1/integrations', { name: `i-${uniq()}`, ai_provider_id: 'openai' }),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['list integrations', (k) => call(k, 'GET', '/admin/v2/integrations?type=all'),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['create a provider in its own workspace', async (k) => call(k, 'POST', '/v1/providers', { name: 'p', integration_id: await sharedIntegration(), workspace_id: 'ws-default' }),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
+  ['create a provider in another workspace', async (k) => call(k, 'POST', '/v1/providers', { name: 'p', integration_id: await sharedIntegration(), workspace_id: ws2 }),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['list providers', (k) => call(k, 'GET', '/v1/providers?workspace_id=ws-default'),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
+  ['create a virtual key in its own workspace', (k) => call(k, 'POST', '/v1/virtual-keys', { name: 'v', provider: 'openai', key: 'sk-v', workspace_id: 'ws-default' }),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
+  ['list virtual keys', (k) => call(k, 'GET', '/v1/virtual-keys?current_page=0&page_size=10'),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
   ['read the audit log', (k) => call(k, 'GET', `/v1/audit-logs?${window()}`),
     { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
 ];
