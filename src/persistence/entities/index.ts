@@ -8,6 +8,10 @@ import { UserSchema } from './user.ts';
 import { InviteSchema } from './invite.ts';
 import { WorkspaceMemberSchema } from './workspace-member.ts';
 import { WorkspaceSchema } from './workspace.ts';
+import { RateLimitPolicySchema } from './rate-limit-policy.ts';
+import { UsageLimitPolicyEntitySchema, UsageLimitPolicySchema } from './usage-limit-policy.ts';
+import { SecretReferenceSchema } from './secret-reference.ts';
 
-export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema, ConfigSchema, ConfigVersionSchema];
+export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema, ConfigSchema, ConfigVersionSchema, RateLimitPolicySchema, UsageLimitPolicySchema, UsageLimitPolicyEntitySchema, SecretReferenceSchema];
 export { ApiKeySchema, AuditEventSchema, ConfigSchema, ConfigVersionSchema, InviteSchema, OrganisationSchema, RequestLogSchema, UserSchema, WorkspaceMemberSchema, WorkspaceSchema };
+export { RateLimitPolicySchema, UsageLimitPolicySchema, UsageLimitPolicyEntitySchema, SecretReferenceSchema };
