@@ -12,5 +12,6 @@ import './types/invite.ts';
 import './types/config.ts';
 import './types/rate-limit-policy.ts';
 import './types/usage-limit-policy.ts';
+import './types/pricing.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -4,6 +4,7 @@ import { apiKeyRoutes } from './api-keys.ts';
 import { auditLogRoutes } from './audit-logs.ts';
 import { configRoutes } from './configs.ts';
 import { policyRoutes } from './policies.ts';
+import { modelPricingRoutes } from './model-pricing.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -14,7 +15,7 @@ interface CompiledRoute {
   handler: RestHandler;
 }
 
-const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...policyRoutes];
+const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...policyRoutes, ...modelPricingRoutes];
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {
