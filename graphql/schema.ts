@@ -13,5 +13,6 @@ import './types/config.ts';
 import './types/rate-limit-policy.ts';
 import './types/usage-limit-policy.ts';
 import './types/pricing.ts';
+import './types/secret-reference.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -5,6 +5,7 @@ import { auditLogRoutes } from './audit-logs.ts';
 import { configRoutes } from './configs.ts';
 import { policyRoutes } from './policies.ts';
 import { modelPricingRoutes } from './model-pricing.ts';
+import { secretReferenceRoutes } from './secret-references.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -15,7 +16,7 @@ interface CompiledRoute {
   handler: RestHandler;
 }
 
-const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...policyRoutes, ...modelPricingRoutes];
+const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...policyRoutes, ...modelPricingRoutes, ...secretReferenceRoutes];
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {
