@@ -13,5 +13,9 @@ import './types/config.ts';
 import './types/integration.ts';
 import './types/provider.ts';
 import './types/virtual-key.ts';
+import './types/rate-limit-policy.ts';
+import './types/usage-limit-policy.ts';
+import './types/pricing.ts';
+import './types/secret-reference.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -20,6 +20,8 @@ export const ORGANISATION_SCOPES: readonly string[] = [
   'organisation_exclusions.list',
   'organisation_exclusions.update',
   ...crud('integrations'),
+  // Secret references are organisation resources shared with workspaces (control-plane-schemas 2.17).
+  ...crud('secret_references'),
   ...crud('audit_logs').filter((s) => s.endsWith('.list') || s.endsWith('.read')),
 ];
 

@@ -6,6 +6,9 @@ import { configRoutes } from './configs.ts';
 import { integrationRoutes } from './integrations.ts';
 import { providerRoutes } from './providers.ts';
 import { virtualKeyRoutes } from './virtual-keys.ts';
+import { policyRoutes } from './policies.ts';
+import { modelPricingRoutes } from './model-pricing.ts';
+import { secretReferenceRoutes } from './secret-references.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -16,7 +19,21 @@ interface CompiledRoute {
   handler: RestHandler;
 }
 
-const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...integrationRoutes, ...providerRoutes, ...virtualKeyRoutes];
+// One resource per line, so resources added in parallel merge cleanly.
+const ROUTES: RestRoute[] = [
+  ...apiKeyRoutes,
+  ...workspaceRoutes,
+  ...userRoutes,
+  ...inviteAcceptRoutes,
+  ...auditLogRoutes,
+  ...configRoutes,
+  ...integrationRoutes,
+  ...providerRoutes,
+  ...virtualKeyRoutes,
+  ...policyRoutes,
+  ...modelPricingRoutes,
+  ...secretReferenceRoutes,
+];
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {

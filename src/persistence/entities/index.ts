@@ -12,7 +12,48 @@ import { IntegrationSchema } from './integration.ts';
 import { IntegrationModelSchema } from './integration-model.ts';
 import { IntegrationWorkspaceSchema } from './integration-workspace.ts';
 import { ProviderSchema } from './provider.ts';
+import { RateLimitPolicySchema } from './rate-limit-policy.ts';
+import { UsageLimitPolicyEntitySchema, UsageLimitPolicySchema } from './usage-limit-policy.ts';
+import { SecretReferenceSchema } from './secret-reference.ts';
 
-export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema, ConfigSchema, ConfigVersionSchema, IntegrationSchema, IntegrationModelSchema, IntegrationWorkspaceSchema, ProviderSchema];
-export { ApiKeySchema, AuditEventSchema, ConfigSchema, ConfigVersionSchema, InviteSchema, OrganisationSchema, RequestLogSchema, UserSchema, WorkspaceMemberSchema, WorkspaceSchema };
-export { IntegrationSchema, IntegrationModelSchema, IntegrationWorkspaceSchema, ProviderSchema };
+// One entity per line, so resources added in parallel merge cleanly.
+export const ENTITIES = [
+  ApiKeySchema,
+  AuditEventSchema,
+  ConfigSchema,
+  ConfigVersionSchema,
+  OrganisationSchema,
+  RequestLogSchema,
+  UserSchema,
+  InviteSchema,
+  WorkspaceMemberSchema,
+  WorkspaceSchema,
+  IntegrationSchema,
+  IntegrationModelSchema,
+  IntegrationWorkspaceSchema,
+  ProviderSchema,
+  RateLimitPolicySchema,
+  UsageLimitPolicyEntitySchema,
+  UsageLimitPolicySchema,
+  SecretReferenceSchema,
+];
+export {
+  ApiKeySchema,
+  AuditEventSchema,
+  ConfigSchema,
+  ConfigVersionSchema,
+  OrganisationSchema,
+  RequestLogSchema,
+  UserSchema,
+  InviteSchema,
+  WorkspaceMemberSchema,
+  WorkspaceSchema,
+  IntegrationSchema,
+  IntegrationModelSchema,
+  IntegrationWorkspaceSchema,
+  ProviderSchema,
+  RateLimitPolicySchema,
+  UsageLimitPolicyEntitySchema,
+  UsageLimitPolicySchema,
+  SecretReferenceSchema,
+};

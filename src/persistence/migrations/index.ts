@@ -5,6 +5,7 @@ import { Migration0004ResourceChanges } from './0004-resource-changes.ts';
 import { Migration0005RoleChanges } from './0005-role-changes.ts';
 import { Migration0006Configs } from './0006-configs.ts';
 import { Migration0008Integrations } from './0008-integrations.ts';
+import { Migration0009Policies } from './0009-policies.ts';
 import { Migration0012ResourceLookup } from './0012-resource-lookup.ts';
 
 // Listed explicitly (not globbed) so tsx, vitest and Deno all load the same set.
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   { name: '0005-role-changes', class: Migration0005RoleChanges },
   { name: '0006-configs', class: Migration0006Configs },
   { name: '0008-integrations', class: Migration0008Integrations },
+  { name: '0009-policies', class: Migration0009Policies },
   { name: '0012-resource-lookup', class: Migration0012ResourceLookup },
 ];
