@@ -29,10 +29,12 @@ export class SseReader {
   private drain(final: boolean): SseEvent[] {
     const out: SseEvent[] = [];
     let start = 0;
+    // The next `\r` is searched again only once passed, so a chunk of many lines stays linear.
+    let cr = this.buffer.indexOf('\r');
     for (;;) {
       const lf = this.buffer.indexOf('\n', start);
-      const cr = this.buffer.indexOf('\r', start);
-      let eol = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+      if (cr >= 0 && cr < start) cr = this.buffer.indexOf('\r', start);
+      const eol = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
       if (eol < 0) break;
       let next = eol + 1;
       if (this.buffer[eol] === '\r') {
