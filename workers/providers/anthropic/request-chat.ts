@@ -57,13 +57,6 @@ function blocksOf(content: unknown, param: string): Block[] {
   return arr(content).map((part, i) => contentBlock(part, `${param}[${i}]`));
 }
 
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return arr(content)
-    .map((p) => str(obj(p).text) ?? '')
-    .join('');
-}
-
 function parseArguments(raw: unknown, param: string): unknown {
   if (isObj(raw)) return raw;
   const text = str(raw) ?? '';
@@ -136,7 +129,7 @@ export function convertMessages(messages: unknown): { system: string | Block[] |
     }
   });
   const cached = system.some((b) => b.cache_control !== undefined);
-  const systemOut = system.length === 0 ? undefined : cached ? system : system.map((b) => textOf(b.text)).join('\n');
+  const systemOut = system.length === 0 ? undefined : cached ? system : system.map((b) => str(b.text) ?? '').join('\n');
   return { system: systemOut, messages: out };
 }
 

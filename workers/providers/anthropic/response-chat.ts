@@ -20,15 +20,12 @@ function parts(json: Json): { text: string; toolCalls: Json[] } {
   return { text, toolCalls };
 }
 
-function envelope(json: Json, ctx: CallContext, object: string): Json {
-  const out: Json = {
-    id: str(json.id) ?? '',
-    object,
-    created: Math.floor(ctx.now() / 1000),
-    model: str(json.model) ?? ctx.model,
-  };
-  return out;
-}
+const envelope = (json: Json, ctx: CallContext, object: string): Json => ({
+  id: str(json.id) ?? '',
+  object,
+  created: Math.floor(ctx.now() / 1000),
+  model: str(json.model) ?? ctx.model,
+});
 
 export function chatResponse(raw: unknown, ctx: CallContext): unknown {
   const json = obj(raw);
