@@ -50,6 +50,8 @@ export async function chatRequest(body: Json, ctx: CallContext): Promise<Upstrea
   if (body.tool_choice === 'required') payload.tool_choice = 'any';
   if (isObj(body.tool_choice) && !str(obj(body.tool_choice.function).name))
     throw invalidParameter('tool_choice.function.name', 'tool_choice needs a function name.');
+  // The pipeline decided whether this call streams; the body follows it.
   if (ctx.stream) payload.stream = true;
+  else delete payload.stream;
   return jsonCall(ctx, '/chat/completions', payload);
 }

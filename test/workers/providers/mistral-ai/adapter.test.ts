@@ -72,7 +72,7 @@ describe('mistral chat request', () => {
       safe_prompt: true,
       stream: true,
     });
-    expect((await build(chat, { messages: [], max_tokens: 5 })).json).toEqual({ model: 'mistral-large-latest', messages: [], max_tokens: 5 });
+    expect((await build(chat, { messages: [], max_tokens: 5, stream: true })).json).toEqual({ model: 'mistral-large-latest', messages: [], max_tokens: 5 });
   });
 
   it('maps tool call ids to 9 alphanumerics, the same on the call and its result', async () => {
