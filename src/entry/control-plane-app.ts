@@ -11,6 +11,7 @@ import { ControlPlaneMetrics } from '../platform/metrics/control-plane-metrics.t
 import type { SecretBox } from '../platform/secret-box.ts';
 import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
+import { createWorkerResolvers } from '../services/sync/worker-resolvers.ts';
 import { startSync, type SyncOptions, type SyncService } from '../services/sync/sync-service.ts';
 
 export interface ControlPlaneOptions {
@@ -101,14 +102,15 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     server.listen(opts.httpPort, opts.host, () => resolve());
   });
   const httpPort = (server.address() as AddressInfo).port;
-  const sync = await startSync(orm, logger, opts.sync);
+  const resolvers = createWorkerResolvers({ secretBox: opts.secretBox });
+  const sync = await startSync(orm, logger, opts.sync, resolvers);
   syncRef = sync;
   const grpc = await startGrpcServer({
     orm,
     workerToken: opts.workerToken,
     previousWorkerToken: opts.previousWorkerToken,
     tls: opts.grpcTls,
-    host: opts.host, port: opts.grpcPort, logger, watch: sync.hub,
+    host: opts.host, port: opts.grpcPort, logger, watch: sync.hub, resolvers,
     onUsageAck: (ack) => {
       if (ack.stored) metrics.usageRecords.inc({ result: 'stored' }, ack.stored);
       if (ack.duplicates) metrics.usageRecords.inc({ result: 'duplicate' }, ack.duplicates);

@@ -10,7 +10,7 @@ import { workerSyncPackageDefinition, workerSyncService } from '../platform/grpc
 import { resolveKeyByHash } from '../services/api-keys/resolve-key.ts';
 import { storeUsageBatch } from '../services/usage/store-usage.ts';
 import type { WatchHub } from '../services/sync/watch-hub.ts';
-import { resolveForWorker } from '../services/sync/worker-resolvers.ts';
+import type { WorkerResolvers } from '../services/sync/worker-resolvers.ts';
 import { watchService } from './watch.ts';
 import { unauthenticatedStatus, workerTokenChecker } from './worker-auth.ts';
 
@@ -26,6 +26,8 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** The replica's watchers (WorkerSync.Watch). */
   watch: WatchHub;
+  /** What Resolve answers for non-key resources. */
+  resolvers: WorkerResolvers;
   /** Each stored usage batch's outcome (metrics). */
   onUsageAck?: (ack: ReportAck) => void;
 }
@@ -65,7 +67,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     Resolve: (call: grpc.ServerUnaryCall<{ resource_type: string; resource_key: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
       if (!authorised(call.metadata)) return cb(unauthenticatedStatus());
       const { resource_type: type, resource_key: key } = call.request;
-      resolveForWorker(orm.em.fork(), type, key).then(
+      opts.resolvers.resolve(orm.em.fork(), type, key).then(
         (resource) => cb(null, resourceToWire(resource)),
         (err: unknown) => {
           // The key may name a secret's owner, never the payload: only the type goes to the log.

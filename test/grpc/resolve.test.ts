@@ -121,3 +121,30 @@ describe('Watch for configs', () => {
     }
   });
 });
+
+describe('Resolve and Watch for providers', () => {
+  it('hands a worker the provider by workspace and slug with its credentials decrypted, and pushes a key rotation', async () => {
+    const integ = await rest('POST', '/v1/integrations', { name: 'Resolve OpenAI', ai_provider_id: 'openai', key: 'sk-resolve-secret-aaaaaaaa' });
+    expect(integ.status).toBe(200);
+    expect((await rest('PUT', `/v1/integrations/${integ.body.slug}/workspaces`, { workspaces: [{ id: stack.workspaceId, enabled: true }], create_default_provider: false })).status).toBe(200);
+    const created = await rest('POST', '/v1/providers', { name: 'Resolve Team', slug: 'resolve-team', integration_id: integ.body.slug, workspace_id: stack.workspaceId });
+    expect(created.status).toBe(200);
+    const key = `${stack.workspaceId}:resolve-team`;
+    const first = await worker.resources.get('provider', key);
+    expect(first).not.toBeNull();
+    expect(JSON.stringify(first!.payload)).toContain('sk-resolve-secret-aaaaaaaa');
+    expect(await link().resolveResource('provider', `${stack.workspaceId}:no-such-provider`)).toBeNull();
+
+    expect((await rest('PUT', `/v1/integrations/${integ.body.slug}`, { key: 'sk-resolve-secret-bbbbbbbb' })).status).toBe(200);
+    const rotated = await until(() => worker.resources.get('provider', key), (r) => JSON.stringify(r?.payload ?? {}).includes('sk-resolve-secret-bbbbbbbb'));
+    expect(rotated!.version).toBeGreaterThan(first!.version);
+    expect(JSON.stringify(rotated!.payload)).not.toContain('aaaaaaaa');
+  });
+
+  it('hands a worker the organisation policy set', async () => {
+    const created = await rest('POST', '/v2/policies/rate-limits', { name: 'Resolve RL', workspace_id: stack.workspaceId, type: 'requests', unit: 'rpm', value: 10, conditions: [{ key: 'workspace_id', value: stack.workspaceId }], group_by: [{ key: 'api_key' }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const set = await until(() => link().resolveResource('policy_set', stack.organisationId), (r) => JSON.stringify(r?.payload ?? {}).includes(created.body.id));
+    expect(set!.version).toBeGreaterThan(0);
+  });
+});

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../domain/logger.ts';
 import type { ResourceEvent } from '../../domain/sync-codec.ts';
+import type { WorkerResolvers } from './worker-resolvers.ts';
 import { changesAfter, eventsFor, lastVersion, snapshotBounds, versionOlderThan } from './resource-changes.ts';
 
 export const RESOURCE_CHANGE_CHANNEL = 'resource_change';
@@ -23,6 +24,8 @@ export interface ChangeFeedOptions {
   /** Rows read per query (default 2 000). */
   pageSize?: number;
   logger: Logger;
+  /** Resolves upserts of non-key resources for the pushed events. */
+  resolvers?: WorkerResolvers;
 }
 
 export type ChangeListener = (events: ResourceEvent[]) => void;
@@ -140,7 +143,7 @@ export class ChangeFeed {
       const rows = await changesAfter(em, cursor, this.pageSize);
       const fresh = rows.filter((r) => !this.delivered.has(r.version));
       if (fresh.length) {
-        const events = await eventsFor(em, fresh, { resolve: this.listeners.size > 0 });
+        const events = await eventsFor(em, fresh, { resolve: this.listeners.size > 0, resolvers: this.opts.resolvers });
         for (const r of fresh) this.delivered.add(r.version);
         this.highest = Math.max(this.highest, fresh[fresh.length - 1]!.version);
         for (const listener of this.listeners) {

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ResolvedKey } from '../../domain/api-key.ts';
 import { API_KEY_RESOURCE, type ResolvedResource, type ResourceEvent } from '../../domain/sync-codec.ts';
 import { resolveKeyByHash } from '../api-keys/resolve-key.ts';
-import { isResolvable, resolveForWorker } from './worker-resolvers.ts';
+import { BASIC_RESOLVERS, type WorkerResolvers } from './worker-resolvers.ts';
 
 export interface ChangeRow {
   version: number;
@@ -99,8 +99,9 @@ export const MAX_RESOLVED_PER_BATCH = 500;
  * other types: their WorkerResolver's answer); one that no longer resolves (a rotated-out secret
  * past its transition, a config deleted since) becomes a delete.
  */
-export async function eventsFor(em: EntityManager, rows: ChangeRow[], opts: { resolve: boolean }): Promise<ResourceEvent[]> {
-  const upserts = rows.filter((r) => r.action === 'upsert' && (r.resourceType === API_KEY_RESOURCE || isResolvable(r.resourceType)));
+export async function eventsFor(em: EntityManager, rows: ChangeRow[], opts: { resolve: boolean; resolvers?: WorkerResolvers }): Promise<ResourceEvent[]> {
+  const resolvers = opts.resolvers ?? BASIC_RESOLVERS;
+  const upserts = rows.filter((r) => r.action === 'upsert' && (r.resourceType === API_KEY_RESOURCE || resolvers.isResolvable(r.resourceType)));
   const resolve = opts.resolve && upserts.length <= MAX_RESOLVED_PER_BATCH;
   const keys = new Map<string, ResolvedKey | null | undefined>();
   const resources = new Map<string, ResolvedResource | null | undefined>();
@@ -111,7 +112,7 @@ export async function eventsFor(em: EntityManager, rows: ChangeRow[], opts: { re
         if (!keys.has(r.resourceKey)) keys.set(r.resourceKey, await resolveKeyByHash(em, r.resourceKey).catch(() => undefined));
       } else {
         const id = `${r.resourceType}\u0000${r.resourceKey}`;
-        if (!resources.has(id)) resources.set(id, await resolveForWorker(em, r.resourceType, r.resourceKey).catch(() => undefined));
+        if (!resources.has(id)) resources.set(id, await resolvers.resolve(em, r.resourceType, r.resourceKey).catch(() => undefined));
       }
     }
   }

@@ -5,6 +5,7 @@ import type { Logger } from '../../domain/logger.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { pruneChanges } from './resource-changes.ts';
 import { WatchHub, type WatcherInfo } from './watch-hub.ts';
+import { BASIC_RESOLVERS, type WorkerResolvers } from './worker-resolvers.ts';
 
 export const DEFAULT_CHANGE_RETENTION_MS = 24 * 3_600_000;
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
@@ -32,10 +33,10 @@ export interface SyncService {
   stop(): Promise<void>;
 }
 
-export async function startSync(orm: MikroORM, logger: Logger, opts: SyncOptions = {}): Promise<SyncService> {
-  const feed = new ChangeFeed(orm, { listen: opts.listen, databaseUrl: opts.databaseUrl, pollIntervalMs: opts.pollIntervalMs, logger });
+export async function startSync(orm: MikroORM, logger: Logger, opts: SyncOptions = {}, resolvers: WorkerResolvers = BASIC_RESOLVERS): Promise<SyncService> {
+  const feed = new ChangeFeed(orm, { listen: opts.listen, databaseUrl: opts.databaseUrl, pollIntervalMs: opts.pollIntervalMs, logger, resolvers });
   await feed.start();
-  const hub = new WatchHub(orm, feed, logger);
+  const hub = new WatchHub(orm, feed, logger, resolvers);
   const retentionMs = opts.retentionMs ?? DEFAULT_CHANGE_RETENTION_MS;
   const prune = async () => {
     const r = await pruneChanges(orm.em.fork(), retentionMs);

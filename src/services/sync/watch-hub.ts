@@ -6,7 +6,7 @@ import { API_KEY_RESOURCE, type HeldResource, type ResourceEvent, type WatchSubs
 import { resolveKeyByHash } from '../api-keys/resolve-key.ts';
 import type { ChangeFeed } from './change-feed.ts';
 import { changeHorizon, currentKeyRevisions, currentResourceVersions, eventsFor, lastVersion, latestChangesAfter, MAX_RESOLVED_PER_BATCH } from './resource-changes.ts';
-import { isResolvable, resolveForWorker } from './worker-resolvers.ts';
+import { BASIC_RESOLVERS, type WorkerResolvers } from './worker-resolvers.ts';
 
 export interface WatchSink {
   send(event: ResourceEvent): void;
@@ -119,7 +119,7 @@ export class WatchSession {
       this.send({ version: horizon, resourceType: '*', resourceKey: '', action: 'reset', key: null });
     }
     const missed = await latestChangesAfter(em, from);
-    for (const e of await eventsFor(em, missed, { resolve: true })) this.send(e);
+    for (const e of await eventsFor(em, missed, { resolve: true, resolvers: this.hub.resolvers })) this.send(e);
     await this.answerHeld(this.sub.held);
     const buffered = this.buffer ?? [];
     this.buffer = null;
@@ -129,7 +129,7 @@ export class WatchSession {
   /** An event for each held resource whose version differs from what is held now, or that is gone. */
   private async answerHeld(held: HeldResource[]): Promise<void> {
     await this.answerHeldKeys(held.filter((h) => h.type === API_KEY_RESOURCE));
-    await this.answerHeldResources(held.filter((h) => h.type !== API_KEY_RESOURCE && isResolvable(h.type)));
+    await this.answerHeldResources(held.filter((h) => h.type !== API_KEY_RESOURCE && this.hub.resolvers.isResolvable(h.type)));
   }
 
   /** Other resource types: a held version that is not the latest change is answered with the resource now (or a delete). */
@@ -141,7 +141,7 @@ export class WatchSession {
     const resolve = changed.length <= MAX_RESOLVED_PER_BATCH;
     for (const h of changed) {
       const base = { version: 0, resourceType: h.type, resourceKey: h.key, key: null };
-      const resource = resolve ? await resolveForWorker(em, h.type, h.key) : undefined;
+      const resource = resolve ? await this.hub.resolvers.resolve(em, h.type, h.key) : undefined;
       if (resource === null) this.send({ ...base, action: 'delete' });
       else this.send({ ...base, action: 'upsert', resource: resource ?? null });
     }
@@ -176,6 +176,7 @@ export class WatchHub {
     readonly orm: MikroORM,
     readonly feed: ChangeFeed,
     readonly logger: Logger,
+    readonly resolvers: WorkerResolvers = BASIC_RESOLVERS,
   ) {}
 
   open(sub: WatchSubscription, sink: WatchSink): WatchSession {

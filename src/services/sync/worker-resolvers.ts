@@ -1,21 +1,44 @@
 // Every resource type workers can Resolve (besides api_key, which has its own RPC and cache).
-// Each resource's service folder exports its WorkerResolver; list it here.
+// Each resource's service folder exports its WorkerResolver; the control plane builds this set
+// once (some resolvers need the SecretBox to decrypt credentials for workers).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ResolvedResource } from '../../domain/sync-codec.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 import { configWorkerResolver } from '../configs/worker-resolver.ts';
+import { policySetResolver } from '../policies/worker-resolver.ts';
+import { providerWorkerResolver } from '../providers/worker-resolver.ts';
 import type { WorkerResolver } from './worker-resolver.ts';
 
-const RESOLVERS = new Map<string, WorkerResolver>([configWorkerResolver].map((r) => [r.type, r]));
+export class WorkerResolvers {
+  private readonly byType: Map<string, WorkerResolver>;
 
-export const resolvableTypes = (): string[] => [...RESOLVERS.keys()];
+  constructor(resolvers: WorkerResolver[]) {
+    this.byType = new Map(resolvers.map((r) => [r.type, r]));
+  }
 
-export function isResolvable(type: string): boolean {
-  return RESOLVERS.has(type);
+  types(): string[] {
+    return [...this.byType.keys()];
+  }
+
+  isResolvable(type: string): boolean {
+    return this.byType.has(type);
+  }
+
+  /** The resource now, or null when it is unknown, deleted or of a type workers do not resolve. */
+  async resolve(em: EntityManager, type: string, key: string): Promise<ResolvedResource | null> {
+    const resolver = this.byType.get(type);
+    if (!resolver || !key || key.length > 512) return null;
+    return resolver.resolve(em, key);
+  }
 }
 
-/** The resource now, or null when it is unknown, deleted or of a type workers do not resolve. */
-export async function resolveForWorker(em: EntityManager, type: string, key: string): Promise<ResolvedResource | null> {
-  const resolver = RESOLVERS.get(type);
-  if (!resolver || !key || key.length > 512) return null;
-  return resolver.resolve(em, key);
+export interface WorkerResolverDeps {
+  secretBox: SecretBox;
 }
+
+export function createWorkerResolvers(deps: WorkerResolverDeps): WorkerResolvers {
+  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox), policySetResolver]);
+}
+
+/** Before the control plane wires its own (tests of single parts): configs and policies only. */
+export const BASIC_RESOLVERS = new WorkerResolvers([configWorkerResolver, policySetResolver]);
