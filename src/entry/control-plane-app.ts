@@ -11,6 +11,7 @@ import { ControlPlaneMetrics } from '../platform/metrics/control-plane-metrics.t
 import type { SecretBox } from '../platform/secret-box.ts';
 import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
+import type { SecretResolverOptions } from '../services/secret-references/resolve-secret-reference.ts';
 import { createWorkerResolvers } from '../services/sync/worker-resolvers.ts';
 import { startSync, type SyncOptions, type SyncService } from '../services/sync/sync-service.ts';
 
@@ -33,6 +34,8 @@ export interface ControlPlaneOptions {
   publicUrl?: string | null;
   /** Watch: change feed (LISTEN/NOTIFY + poll) and resource_change retention. */
   sync?: SyncOptions;
+  /** Where `env` and `file` secret references may read (SECRET_REFERENCE_ENV_PREFIX, SECRET_REFERENCE_FILE_ROOT). */
+  secretReferences?: SecretResolverOptions;
 }
 
 export interface RunningControlPlane {
@@ -102,7 +105,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     server.listen(opts.httpPort, opts.host, () => resolve());
   });
   const httpPort = (server.address() as AddressInfo).port;
-  const resolvers = createWorkerResolvers({ secretBox: opts.secretBox });
+  const resolvers = createWorkerResolvers({ secretBox: opts.secretBox, secretReferences: opts.secretReferences ?? { env: process.env } });
   const sync = await startSync(orm, logger, opts.sync, resolvers);
   syncRef = sync;
   const grpc = await startGrpcServer({

@@ -41,6 +41,7 @@ const cp = await startControlPlane({
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
   sync: { databaseUrl: env.DATABASE_URL, retentionMs: env.RESOURCE_CHANGE_RETENTION_MS, pollIntervalMs: env.SYNC_POLL_INTERVAL_MS },
+  secretReferences: { env: process.env, envPrefix: env.SECRET_REFERENCE_ENV_PREFIX, fileRoot: env.SECRET_REFERENCE_FILE_ROOT ?? null },
 });
 onShutdown(logger, async () => {
   await cp.close();

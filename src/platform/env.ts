@@ -46,6 +46,10 @@ const controlPlane = z.object({
   GATEWAY_SECRET_KEY: secretKey,
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
+  // Secret references (issue 4 item 5): `env` references read only variables with this prefix;
+  // `file` references read only inside this directory (unset: file references are refused).
+  SECRET_REFERENCE_ENV_PREFIX: z.string().regex(/^[A-Z][A-Z0-9_]*_$/, 'must be upper-case and end with _').default('SECRETREF_'),
+  SECRET_REFERENCE_FILE_ROOT: z.string().min(1).optional(),
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';

@@ -148,3 +148,27 @@ describe('Resolve and Watch for providers', () => {
     expect(set!.version).toBeGreaterThan(0);
   });
 });
+
+describe('secret references in provider credentials', () => {
+  it('resolves a secret mapping when the credentials go to a worker, and marks the provider unavailable when it cannot', async () => {
+    process.env.SECRETREF_RESOLVE_TEST = 'sk-from-env-reference';
+    const ref = await rest('POST', '/v1/secret-references', { name: 'Resolve env', manager_type: 'env', auth_config: {}, secret_path: 'SECRETREF_RESOLVE_TEST', allow_all_workspaces: true });
+    expect(ref.status, JSON.stringify(ref.body)).toBe(200);
+    const integ = await rest('POST', '/v1/integrations', {
+      name: 'Mapped OpenAI',
+      ai_provider_id: 'openai',
+      secret_mappings: [{ target_field: 'key', secret_reference_id: ref.body.slug ?? ref.body.id }],
+    });
+    expect(integ.status, JSON.stringify(integ.body)).toBe(200);
+    await rest('PUT', `/v1/integrations/${integ.body.slug}/workspaces`, { workspaces: [{ id: stack.workspaceId, enabled: true }], create_default_provider: false });
+    expect((await rest('POST', '/v1/providers', { name: 'Mapped', slug: 'mapped', integration_id: integ.body.slug, workspace_id: stack.workspaceId })).status).toBe(200);
+    const got = await link().resolveResource('provider', `${stack.workspaceId}:mapped`);
+    expect(got!.payload, JSON.stringify(got!.payload)).toMatchObject({ status: 'active', credentials: { apiKey: 'sk-from-env-reference' } });
+
+    delete process.env.SECRETREF_RESOLVE_TEST;
+    const gone = await link().resolveResource('provider', `${stack.workspaceId}:mapped`);
+    expect(gone!.payload.status).toBe('unavailable');
+    expect(String(gone!.payload.status_reason)).toMatch(/SECRETREF_RESOLVE_TEST/);
+    expect(JSON.stringify(gone!.payload)).not.toContain('sk-from-env-reference');
+  });
+});

@@ -5,6 +5,8 @@ import { IntegrationModelSchema, IntegrationSchema, ProviderSchema } from '../..
 import { openKey, openSecretConfigurations } from '../integrations/integration-secrets.ts';
 import { toIntegrationModelView } from '../integrations/read-integrations.ts';
 import { workspaceAccess } from '../integrations/workspace-access.ts';
+import { loadSecretReferenceForWorkspace } from '../secret-references/find-secret-reference.ts';
+import { resolveSecretReference, type SecretResolverOptions } from '../secret-references/resolve-secret-reference.ts';
 import { latestChangeVersion, type WorkerResolution, type WorkerResolver } from '../sync/worker-resolver.ts';
 import { providerStatus } from './provider-view.ts';
 import { virtualKeyContext } from './virtual-keys.ts';
@@ -52,7 +54,40 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Resolves `provider` keys. null when there is no such provider, or when its integration no
  * longer serves the workspace (access revoked): for the worker it is not there.
  */
-export function providerWorkerResolver(box: SecretBox): WorkerResolver {
+interface SecretMapping {
+  target_field: string;
+  secret_reference_id: string;
+  secret_key?: string | null;
+  value_format?: 'json' | 'string' | null;
+}
+
+/**
+ * Secret mappings (control-plane-schemas 1.5) resolved just before the credentials go to a worker:
+ * each target field (`key`, `configurations.<f>` / `model_config.<f>`) takes the secret's value.
+ */
+async function applySecretMappings(
+  em: EntityManager,
+  box: SecretBox,
+  opts: SecretResolverOptions,
+  where: { organisationId: string; workspaceId: string },
+  mappings: SecretMapping[] | null | undefined,
+  key: string | null,
+  fields: Record<string, unknown>,
+  fieldsPrefix: string,
+): Promise<{ key: string | null; fields: Record<string, unknown> }> {
+  if (!mappings?.length) return { key, fields };
+  const out = { key, fields: { ...fields } };
+  for (const m of mappings) {
+    const target = await loadSecretReferenceForWorkspace(em, box, { ...where, idOrSlug: m.secret_reference_id, secretKey: m.secret_key ?? null });
+    const raw = await resolveSecretReference(target, opts);
+    const value: unknown = m.value_format === 'json' ? JSON.parse(raw) : raw;
+    if (m.target_field === 'key') out.key = typeof value === 'string' ? value : JSON.stringify(value);
+    else if (m.target_field.startsWith(fieldsPrefix)) out.fields[m.target_field.slice(fieldsPrefix.length)] = value;
+  }
+  return out;
+}
+
+export function providerWorkerResolver(box: SecretBox, secretOptions: SecretResolverOptions = {}): WorkerResolver {
   return {
     type: PROVIDER_RESOURCE_TYPE,
     async resolve(em: EntityManager, key: string): Promise<WorkerResolution | null> {
@@ -63,6 +98,13 @@ export function providerWorkerResolver(box: SecretBox): WorkerResolver {
       const version = await latestChangeVersion(em, PROVIDER_RESOURCE_TYPE, key);
       const p = await em.findOne(ProviderSchema, { workspaceId, slug }, { refresh: true });
       if (!p) return null;
+      // A secret that cannot be fetched makes the provider unusable, not the control plane: the
+      // worker refuses it with the reason instead of reporting an outage.
+      const secrets = (mappings: SecretMapping[] | null, key: string | null, fields: Record<string, unknown>, prefix: string) =>
+        applySecretMappings(em, box, secretOptions, { organisationId: p.organisationId, workspaceId: p.workspaceId }, mappings, key, fields, prefix).then(
+          (r) => ({ ok: true as const, ...r }),
+          (err: unknown) => ({ ok: false as const, reason: err instanceof Error ? err.message : String(err) }),
+        );
       const base = {
         id: p.id,
         kind: p.kind,
@@ -76,10 +118,12 @@ export function providerWorkerResolver(box: SecretBox): WorkerResolver {
       };
       const providerLimits = { usage_limits: p.usageLimits ?? null, rate_limits: p.rateLimits ?? null };
       if (p.kind === 'virtual_key') {
-        const keyText = p.keySealed ? box.open(p.keySealed, virtualKeyContext(p.id)) : null;
+        const sealed = p.keySealed ? box.open(p.keySealed, virtualKeyContext(p.id)) : null;
+        const mapped = await secrets(p.secretMappings as SecretMapping[] | null, sealed, p.modelConfig ?? {}, 'model_config.');
+        if (!mapped.ok) return { version, payload: { ...base, status: 'unavailable', status_reason: mapped.reason } };
         const payload: ProviderPayload = {
           ...base,
-          ...virtualKeyTarget(p.aiProviderId ?? '', keyText, p.modelConfig ?? {}),
+          ...virtualKeyTarget(p.aiProviderId ?? '', mapped.key, mapped.fields),
           integration: null,
           models: { allow_all_models: true, items: [] },
           pricing_adjustments: null,
@@ -91,11 +135,13 @@ export function providerWorkerResolver(box: SecretBox): WorkerResolver {
       if (!integ || integ.status !== 'active') return null;
       const access = await workspaceAccess(em, integ, p.workspaceId);
       if (!access.enabled) return null;
-      const configurations = { ...integ.configurations, ...openSecretConfigurations(box, integ) };
+      const mapped = await secrets(integ.secretMappings as SecretMapping[] | null, openKey(box, integ), { ...integ.configurations, ...openSecretConfigurations(box, integ) }, 'configurations.');
+      if (!mapped.ok) return { version, payload: { ...base, status: 'unavailable', status_reason: mapped.reason } };
+      const configurations = mapped.fields;
       const models = await em.find(IntegrationModelSchema, { integrationId: integ.id }, { orderBy: { slug: 'asc' }, refresh: true });
       const payload: ProviderPayload = {
         ...base,
-        ...integrationTarget(integ.aiProviderId, openKey(box, integ), configurations),
+        ...integrationTarget(integ.aiProviderId, mapped.key, configurations),
         secret_mappings: integ.secretMappings ?? null,
         integration: { id: integ.id, slug: integ.slug, ai_provider_id: integ.aiProviderId },
         models: { allow_all_models: integ.allowAllModels, items: models.map(toIntegrationModelView) },

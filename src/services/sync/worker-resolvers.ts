@@ -4,6 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ResolvedResource } from '../../domain/sync-codec.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
+import type { SecretResolverOptions } from '../secret-references/resolve-secret-reference.ts';
 import { configWorkerResolver } from '../configs/worker-resolver.ts';
 import { policySetResolver } from '../policies/worker-resolver.ts';
 import { providerWorkerResolver } from '../providers/worker-resolver.ts';
@@ -34,10 +35,12 @@ export class WorkerResolvers {
 
 export interface WorkerResolverDeps {
   secretBox: SecretBox;
+  /** How provider secret mappings reach `env` and `file` secret references. */
+  secretReferences?: SecretResolverOptions;
 }
 
 export function createWorkerResolvers(deps: WorkerResolverDeps): WorkerResolvers {
-  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox), policySetResolver]);
+  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver]);
 }
 
 /** Before the control plane wires its own (tests of single parts): configs and policies only. */

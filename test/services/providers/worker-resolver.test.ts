@@ -53,7 +53,6 @@ describe('provider worker resolver (key <workspace_id>:<slug>)', () => {
       key: KEY_1,
       configurations: { openai_organization: 'org-9', custom_host: 'https://llm.example.test/v1', custom_headers: { 'x-team': 'blue' } },
       pricing_adjustments: { multiplier: { default: 0.5 } },
-      secret_mappings: [{ target_field: 'key', secret_reference_id: 'vault-openai' }],
     });
     await call('PUT', `/v1/integrations/${integ.slug}/workspaces`, {
       workspaces: [{ id: stack.workspaceId, enabled: true, usage_limits: [{ credit_limit: 50, type: 'cost' }], rate_limits: [{ type: 'requests', unit: 'rpm', value: 10 }] }],
@@ -89,7 +88,7 @@ describe('provider worker resolver (key <workspace_id>:<slug>)', () => {
         provider: { usage_limits: null, rate_limits: [{ type: 'tokens', unit: 'rpd', value: 1000 }] },
         workspace: { usage_limits: [{ credit_limit: 50, type: 'cost' }], rate_limits: [{ type: 'requests', unit: 'rpm', value: 10 }] },
       },
-      secret_mappings: [{ target_field: 'key', secret_reference_id: 'vault-openai' }],
+      secret_mappings: null,
     });
 
     // A credential rotation on the integration invalidates the provider: a newer upsert, the new key.
