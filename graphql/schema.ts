@@ -10,5 +10,7 @@ import './types/audit-log.ts';
 import './types/user.ts';
 import './types/invite.ts';
 import './types/config.ts';
+import './types/guardrail.ts';
+import './types/guardrail-settings.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
