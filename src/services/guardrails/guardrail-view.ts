@@ -60,12 +60,19 @@ function mapHeaders(checks: GuardrailCheck[], f: (name: string, value: string, i
 
 export const maskChecks = (checks: GuardrailCheck[]): GuardrailCheck[] => mapHeaders(checks, (_k, v) => maskHeaderValue(v));
 
-/** On update: a header value equal to the mask of the stored value (same check position and id, same name) keeps the stored value. */
+/**
+ * On update: a header value equal to the mask of a stored value (same header of a stored check with
+ * the same id, at the same position first) keeps the stored value, so a GET → edit → PUT round trip
+ * does not overwrite secrets with their masks.
+ */
 export function keepMaskedHeaders(next: GuardrailCheck[], stored: GuardrailCheck[]): GuardrailCheck[] {
   return mapHeaders(next, (name, value, i) => {
-    const before = stored[i];
-    const old = before && before.id === next[i]!.id ? (before.parameters.headers as Record<string, string> | undefined)?.[name] : undefined;
-    return old !== undefined && value === maskHeaderValue(old) ? old : value;
+    const candidates = [stored[i], ...stored].filter((c): c is GuardrailCheck => c !== undefined && c.id === next[i]!.id);
+    for (const c of candidates) {
+      const old = (c.parameters.headers as Record<string, string> | undefined)?.[name];
+      if (old !== undefined && value === maskHeaderValue(old)) return old;
+    }
+    return value;
   });
 }
 
