@@ -30,7 +30,7 @@ function requireOrganisationKey(actor: Actor): void {
 
 async function listPage(em: EntityManager, organisationId: string, direction: Direction, args: PageArgs): Promise<Page<WorkspaceExclusionView>> {
   const window = pageWindow(args, { defaultSize: 100, maxSize: 1000 });
-  const conn = em.getConnection();
+  const conn = em; // em.execute runs in the caller's transaction
   const rows = await conn.execute<{ workspace_id: string; slug: string; name: string; created_at: Date; created_by: string | null }[]>(
     `select e.workspace_id, w.slug, w.name, e.created_at, e.created_by from guardrail_workspace_exclusion e join workspace w on w.id = e.workspace_id
       where e.organisation_id = ? and e.direction = ? order by w.slug limit ? offset ?`,

@@ -143,7 +143,7 @@ export async function updateGuardrail(em: EntityManager, actor: Actor, meta: Req
 
 /** What still names the guardrail: organisation defaults, workspace defaults and the current version of live configs. */
 async function usesOf(tx: EntityManager, g: Guardrail): Promise<string[]> {
-  const conn = tx.getConnection();
+  const conn = tx; // em.execute runs in the transaction (getConnection().execute would not)
   const uses: string[] = [];
   // `?` is the driver's placeholder: jsonb containment and jsonpath filters go through parameters.
   const [defaults] = await conn.execute<{ n: string }[]>(
