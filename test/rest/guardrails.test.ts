@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import pg from 'pg';
 import { startStack, type Stack } from '../support/stack.ts';
 import { guardrailPolicyWorkerResolver, guardrailWorkerResolver } from '../../src/services/guardrails/worker-resolver.ts';
 
@@ -277,6 +278,32 @@ describe('guardrails over REST', () => {
     await sql(`update workspace set defaults = defaults - 'input_guardrails' where id = ?`, [otherWs.id]);
     expect((await call('DELETE', `/v1/guardrails/${g.slug}`)).status).toBe(200);
     expect(await count("select count(*) n from audit_event where target_id = ? and action = 'guardrail.delete'", [g.id])).toBe(1);
+  });
+
+  it('a config saved while its guardrail is being deleted waits, then is refused (no dangling ref)', async () => {
+    const g = await makeGuardrail();
+    // Stand-in for a delete in flight: lock the row as deleteGuardrail does, then soft-delete it.
+    const client = new pg.Client({ connectionString: stack.db.url });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query('select id from guardrail where id = $1 for update', [g.id]);
+      const saving = call('POST', '/v1/configs', { name: 'racing', config: { input_guardrails: [g.slug] }, workspace_id: stack.workspaceId });
+      // Wait until a backend is blocked by this one (activity stats are a per-transaction snapshot: clear it each time).
+      for (;;) {
+        await client.query('select pg_stat_clear_snapshot()');
+        const { rows } = await client.query('select count(*)::int n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))');
+        if (rows[0].n > 0) break;
+        await new Promise((r) => setImmediate(r));
+      }
+      await client.query('update guardrail set deleted_at = now() where id = $1', [g.id]);
+      await client.query('commit');
+      const saved = await saving;
+      expect(saved.status).toBe(400);
+      expect(saved.body.error.message).toBe(`Unknown guardrail: ${g.slug}`);
+    } finally {
+      await client.end();
+    }
   });
 
   it('tells workers: resource_change keys <id> and <owner>:<slug>, and the guardrail resolver', async () => {

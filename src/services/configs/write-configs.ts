@@ -67,10 +67,10 @@ export async function createConfig(em: EntityManager, actor: Actor, meta: Reques
   }
   authorize(actor, 'configs.create', { workspaceId });
   const config = checkedShape(body.config);
-  await checkGuardrailRefs(em, actor.organisationId, workspaceId, config);
   const name = body.name ?? 'Untitled config';
   try {
     return await em.transactional(async (tx) => {
+      await checkGuardrailRefs(tx, actor.organisationId, workspaceId, config);
       let slug = generateConfigSlug(name);
       for (let i = 0; i < 5 && (await tx.count(ConfigSchema, { organisationId: actor.organisationId, slug })); i++) slug = generateConfigSlug(name);
       if (body.isDefault === 1) await clearDefault(tx, workspaceId);

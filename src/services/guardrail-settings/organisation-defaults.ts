@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { forbidden, invalidParameter } from '../../domain/errors.ts';
 import { parseWith } from '../../domain/validation.ts';
@@ -58,7 +59,7 @@ export async function updateOrganisationDefaults(em: EntityManager, actor: Actor
       const ids: string[] = [];
       for (const [i, ref] of list.entries()) {
         const param = `${dir}[${i}]`;
-        const g = await tx.findOne(GuardrailSchema, { ...(UUID.test(ref) ? { id: ref } : { slug: ref }), organisationId: actor.organisationId, deletedAt: null });
+        const g = await tx.findOne(GuardrailSchema, { ...(UUID.test(ref) ? { id: ref } : { slug: ref }), organisationId: actor.organisationId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_READ });
         if (!g) throw invalidParameter(param, `${param}: unknown guardrail ${ref}`);
         if (g.workspaceId) throw invalidParameter(param, `${param}: ${ref} is a workspace guardrail; organisation defaults take organisation guardrails`);
         if (ids.includes(g.id)) throw invalidParameter(param, `${param}: ${ref} is listed twice`);
