@@ -2,6 +2,7 @@
 // "Check ids and their parameters"; reference-gateway-behaviour §5 for the `default` plugin's extra
 // checks and partner checks). Pure: zod only. Parameters are stored as given (defaults are applied
 // where checks run), so an answer shows exactly what was saved.
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { forwardHeadersSchema, staticHeadersSchema } from './forward-headers.ts';
 
@@ -85,6 +86,15 @@ const log = z.strictObject({
   timeout: timeout.optional(),
 });
 
+/** Meta-schema checks only (no compiling): the reference validates with draft 2020-12 (reference §5 jsonSchema). */
+const metaSchema = new Ajv2020({ strict: false });
+const jsonSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  if (metaSchema.validateSchema(schema)) return;
+  const e = metaSchema.errors?.[0];
+  const path = (e?.instancePath ?? '').split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  ctx.addIssue({ code: 'custom', path, message: `is not a valid JSON Schema (draft 2020-12): ${e?.message ?? 'invalid'}` });
+});
+
 const acuvityDetector = (name: string) => ({ [name]: z.boolean().optional(), [`${name}_threshold`]: threshold.optional() });
 
 /**
@@ -124,7 +134,7 @@ export const CHECK_PARAMETERS = {
   'default.sentenceCount': count('minSentences', 'maxSentences'),
   'default.wordCount': count('minWords', 'maxWords'),
   'default.characterCount': count('minCharacters', 'maxCharacters'),
-  'default.jsonSchema': z.strictObject({ schema: z.record(z.string(), z.unknown()), not: not.optional() }),
+  'default.jsonSchema': z.strictObject({ schema: jsonSchema, not: not.optional() }),
   'default.jsonKeys': z.strictObject({ keys: stringList, operator }),
   'default.contains': z.strictObject({ words: stringList, operator }),
   'default.validUrls': z.strictObject({ onlyDNS: z.boolean().optional(), not: not.optional() }),

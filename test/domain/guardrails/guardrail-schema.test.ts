@@ -93,6 +93,11 @@ describe('checks', () => {
     expect(errorOf([{ id: 'default.jwt', parameters: { jwksUri: 'https://a.example/jwks, nope', headerKey: 'x-jwt' } }]).param).toBe('checks[0].parameters.jwksUri');
     expect(errorOf([{ id: 'default.allowedRequestTypes', parameters: {} }]).param).toBe('checks[0].parameters');
     expect(errorOf([{ id: 'sydelabs.sydeguard', parameters: { toxicity_threshold: 1.5 } }]).param).toBe('checks[0].parameters.toxicity_threshold');
+    expect(errorOf([{ id: 'default.jsonSchema', parameters: { schema: { type: 'object', properties: { a: { type: 'strin' } } } } }])).toMatchObject({
+      param: 'checks[0].parameters.schema.properties.a.type',
+      message: expect.stringMatching(/not a valid JSON Schema/),
+    });
+    expect(errorOf([{ id: 'default.jsonSchema', parameters: { schema: { minProperties: -1 } } }]).param).toBe('checks[0].parameters.schema.minProperties');
     expect(errorOf([]).message).toMatch(/at least one check/);
     expect(errorOf([{ id: 'default.notNull', extra: true }]).param).toBe('checks[0].extra');
   });
