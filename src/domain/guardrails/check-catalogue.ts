@@ -23,7 +23,19 @@ const httpUrl = z.string().superRefine((value, ctx) => {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use http or https' });
   else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials (use headers)' });
+  else if (isMetadataHost(url.hostname)) ctx.addIssue({ code: 'custom', message: 'must not point to a cloud metadata service' });
 });
+
+/**
+ * Cloud metadata services (link-local addresses and their host names) are never a check's endpoint.
+ * Private addresses stay allowed here: self-hosted webhooks often live on them; the data plane
+ * applies its own outbound policy when it calls the URL.
+ */
+function isMetadataHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (/^169\.254\.\d{1,3}\.\d{1,3}$/.test(h) || /^fe[89ab][0-9a-f]?:/.test(h) || h.startsWith('::ffff:a9fe:') || h === 'fd00:ec2::254') return true;
+  return ['metadata', 'metadata.google.internal', 'instance-data', 'metadata.azure.com'].includes(h) || h.endsWith('.metadata.google.internal');
+}
 
 const regex = z.string().min(1).max(4096).superRefine((value, ctx) => {
   // `/pattern/flags` or a plain pattern (reference §5, regexReplace).

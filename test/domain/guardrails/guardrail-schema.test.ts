@@ -86,6 +86,10 @@ describe('checks', () => {
     expect(errorOf([{ id: 'default.containsCode', parameters: { format: 'COBOL' } }]).param).toBe('checks[0].parameters.format');
     expect(errorOf([{ id: 'default.webhook', parameters: { webhookURL: 'ftp://x' } }]).param).toBe('checks[0].parameters.webhookURL');
     expect(errorOf([{ id: 'default.webhook', parameters: { webhookURL: 'https://u:p@x.example' } }]).message).toMatch(/credentials/);
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://metadata.google.internal/x', 'http://[fd00:ec2::254]/', 'http://[fe80::1]/', 'http://Metadata.Azure.com./', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/']) {
+      expect(errorOf([{ id: 'default.webhook', parameters: { webhookURL: url } }]), url).toMatchObject({ param: 'checks[0].parameters.webhookURL', message: expect.stringMatching(/cloud metadata/) });
+    }
+    expect(() => parseWith(checksSchema, [{ id: 'default.webhook', parameters: { webhookURL: 'http://10.0.0.5:8080/hook' } }])).not.toThrow();
     expect(errorOf(hook({ headers: { 'bad name': 'x' } })).param).toBe('checks[0].parameters.headers.bad name');
     expect(errorOf(hook({ timeout: 0 })).param).toBe('checks[0].parameters.timeout');
     expect(errorOf(hook({ extra: 1 }))).toMatchObject({ param: 'checks[0].parameters.extra', message: 'checks[0].parameters.extra: not a parameter of default.webhook' });
