@@ -17,5 +17,7 @@ import './types/rate-limit-policy.ts';
 import './types/usage-limit-policy.ts';
 import './types/pricing.ts';
 import './types/secret-reference.ts';
+import './types/guardrail.ts';
+import './types/guardrail-settings.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

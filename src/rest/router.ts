@@ -9,6 +9,8 @@ import { virtualKeyRoutes } from './virtual-keys.ts';
 import { policyRoutes } from './policies.ts';
 import { modelPricingRoutes } from './model-pricing.ts';
 import { secretReferenceRoutes } from './secret-references.ts';
+import { guardrailRoutes } from './guardrails.ts';
+import { guardrailSettingsRoutes } from './guardrail-settings.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -22,9 +24,6 @@ interface CompiledRoute {
 // One resource per line, so resources added in parallel merge cleanly.
 const ROUTES: RestRoute[] = [
   ...apiKeyRoutes,
-  ...workspaceRoutes,
-  ...userRoutes,
-  ...inviteAcceptRoutes,
   ...auditLogRoutes,
   ...configRoutes,
   ...integrationRoutes,
@@ -33,6 +32,11 @@ const ROUTES: RestRoute[] = [
   ...policyRoutes,
   ...modelPricingRoutes,
   ...secretReferenceRoutes,
+  ...guardrailRoutes,
+  ...guardrailSettingsRoutes,
+  ...inviteAcceptRoutes,
+  ...userRoutes,
+  ...workspaceRoutes,
 ];
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */

@@ -201,6 +201,45 @@ describe('configs over REST', () => {
     expect(await count('select count(*) n from config_version where config_id = ?', [cfg.id])).toBe(1);
   });
 
+  it('accepts guardrail refs the workspace can use (its own and organisation guardrails, by id or slug) and refuses the rest', async () => {
+    const guard = async (body: Record<string, unknown>) => {
+      const r = await call('POST', '/v1/guardrails', { checks: [{ id: 'default.regexMatch', parameters: { rule: 'x' } }], actions: {}, ...body });
+      expect(r.status).toBe(200);
+      return r.body as { id: string; slug: string };
+    };
+    const own = await guard({ name: 'Own', workspace_id: stack.workspaceId });
+    const org = await guard({ name: 'Org' });
+    const foreign = await guard({ name: 'Foreign', workspace_id: otherWs.id });
+    const gone = await guard({ name: 'Gone', workspace_id: stack.workspaceId });
+    expect((await call('DELETE', `/v1/guardrails/${gone.id}`)).status).toBe(200);
+
+    const ok = await call('POST', '/v1/configs', {
+      name: 'Guarded',
+      config: { input_guardrails: [own.slug, org.id], targets: [{ provider: 'openai', output_guardrails: [own.id, org.slug, { 'default.wordCount': { maxWords: 5 } }] }], strategy: { mode: 'fallback' } },
+      workspace_id: stack.workspaceId,
+    });
+    expect(ok.status).toBe(200);
+    const byWsKey = await call('POST', '/v1/configs', { name: 'Guarded ws', config: { output_guardrails: [org.slug] } }, wsKey);
+    expect(byWsKey.status).toBe(200);
+
+    const before = await count('select count(*) n from config');
+    for (const ref of [foreign.slug, foreign.id, gone.slug, 'guard_nope']) {
+      const r = await call('POST', '/v1/configs', { name: 'Bad ref', config: { targets: [{ provider: 'openai', input_guardrails: [own.slug, ref] }], strategy: { mode: 'fallback' } }, workspace_id: stack.workspaceId });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ param: 'config', message: `Unknown guardrail: ${ref}` });
+    }
+    expect(await count('select count(*) n from config')).toBe(before);
+    // The same guardrail is fine in its own workspace.
+    expect((await call('POST', '/v1/configs', { name: 'There', config: { input_guardrails: [foreign.slug] }, workspace_id: otherWs.id })).status).toBe(200);
+
+    // Update checks against the config's workspace.
+    const upd = await call('PUT', `/v1/configs/${ok.body.data.id}`, { config: { input_guardrails: [foreign.slug] } });
+    expect(upd.status).toBe(400);
+    expect(upd.body.error.message).toBe(`Unknown guardrail: ${foreign.slug}`);
+    expect(await count('select count(*) n from config_version where config_id = ?', [ok.body.data.id])).toBe(1);
+    expect((await call('PUT', `/v1/configs/${ok.body.data.id}`, { config: { input_guardrails: [org.slug] } })).status).toBe(200);
+  });
+
   it('answers 404 for unknown configs and 409 deleting a workspace default user_api_key_config', async () => {
     expect((await call('GET', '/v1/configs/pc-missing-000000')).status).toBe(404);
     expect((await call('PUT', '/v1/configs/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
@@ -256,6 +295,11 @@ describe('configs over GraphQL', () => {
       input: { config: { output_guardrails: ['pg-x'] }, workspace_id: 'ws-default' },
     });
     expect(guard.body.data.createConfig).toMatchObject({ status: 400, param: 'config', message: 'Unknown guardrail: pg-x' });
+    const saved = await call('POST', '/v1/guardrails', { name: 'GQL ref', checks: [{ id: 'default.notNull' }], actions: {}, workspace_id: stack.workspaceId });
+    const known = await gql(`mutation($input: CreateConfigInput!) { createConfig(input: $input) { __typename ${ERR} } }`, {
+      input: { config: { output_guardrails: [saved.body.slug] }, workspace_id: 'ws-default' },
+    });
+    expect(known.body.data.createConfig.__typename).toBe('CreatedConfig');
 
     const other = await makeConfig({ workspace_id: otherWs.id });
     const denied = await gql(`mutation($id: ID!) { deleteConfig(id: $id) { __typename ${ERR} } }`, { id: other.id }, wsKey);

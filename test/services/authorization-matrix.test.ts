@@ -85,6 +85,14 @@ const sharedIntegration = () =>
     await fetch(`${stack.controlPlane.httpUrl}/v1/integrations/${slug}/workspaces`, { method: 'PUT', headers: { 'x-gateway-api-key': stack.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ global_workspace_access: { enabled: true }, create_default_provider: false }) });
     return slug;
   })());
+/** One organisation guardrail (no workspace), made on first use by the Admin key. */
+let orgGuardrailId: Promise<string> | null = null;
+const orgGuardrail = (): Promise<string> =>
+  (orgGuardrailId ??= fetch(`${stack.controlPlane.httpUrl}/v1/guardrails`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': stack.adminKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'org guard', checks: [{ id: 'default.notNull' }], actions: {} }),
+  }).then(async (r) => ((await r.json()) as { id: string }).id));
 
 // [operation, request, who may]
 const Y = true;
@@ -126,6 +134,18 @@ const MATRIX: [string, (key: string) => Promise<number>, Record<Actor, boolean>]
     { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
   ['read public model pricing', (k) => call(k, 'GET', '/model-configs/pricing/openai/gpt-4o'),
     { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
+  ['create a guardrail in its own workspace', (k) => call(k, 'POST', '/v1/guardrails', { name: `g-${uniq()}`, workspace_id: 'ws-default', checks: [{ id: 'default.notNull' }], actions: {} }),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
+  ['create a guardrail in another workspace', (k) => call(k, 'POST', '/v1/guardrails', { name: `g-${uniq()}`, workspace_id: ws2, checks: [{ id: 'default.notNull' }], actions: {} }),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['list guardrails', (k) => call(k, 'GET', '/v1/guardrails?workspace_id=ws-default'),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
+  ['manage an organisation guardrail', async (k) => call(k, 'PUT', `/v1/guardrails/${await orgGuardrail()}`, { name: `o-${uniq()}` }),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['set the organisation default guardrails', (k) => call(k, 'PUT', '/v1/admin/organisation/defaults', { input_guardrails: [] }),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['exclude workspaces from organisation guardrails', (k) => call(k, 'PUT', '/v1/workspace-exclusions/input-guardrails', { workspaces: [{ workspace_id: ws2 }] }),
+    { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
   ['list API keys', (k) => call(k, 'GET', '/v2/api-keys'),
     { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
   ['create an integration', (k) => call(k, 'POST', '/v1/integrations', { name: `i-${uniq()}`, ai_provider_id: 'openai' }),

@@ -2,6 +2,9 @@ import { ApiKeySchema } from './api-key.ts';
 import { AuditEventSchema } from './audit-event.ts';
 import { ConfigSchema } from './config.ts';
 import { ConfigVersionSchema } from './config-version.ts';
+import { GuardrailSchema } from './guardrail.ts';
+import { GuardrailVersionSchema } from './guardrail-version.ts';
+import { GuardrailWorkspaceExclusionSchema, OrganisationGuardrailDefaultsSchema } from './guardrail-settings.ts';
 import { OrganisationSchema } from './organisation.ts';
 import { RequestLogSchema } from './request-log.ts';
 import { UserSchema } from './user.ts';
@@ -22,6 +25,10 @@ export const ENTITIES = [
   AuditEventSchema,
   ConfigSchema,
   ConfigVersionSchema,
+  GuardrailSchema,
+  GuardrailVersionSchema,
+  GuardrailWorkspaceExclusionSchema,
+  OrganisationGuardrailDefaultsSchema,
   OrganisationSchema,
   RequestLogSchema,
   UserSchema,
@@ -42,6 +49,10 @@ export {
   AuditEventSchema,
   ConfigSchema,
   ConfigVersionSchema,
+  GuardrailSchema,
+  GuardrailVersionSchema,
+  GuardrailWorkspaceExclusionSchema,
+  OrganisationGuardrailDefaultsSchema,
   OrganisationSchema,
   RequestLogSchema,
   UserSchema,

@@ -4,6 +4,7 @@ import { Migration0003KeyRotation } from './0003-key-rotation.ts';
 import { Migration0004ResourceChanges } from './0004-resource-changes.ts';
 import { Migration0005RoleChanges } from './0005-role-changes.ts';
 import { Migration0006Configs } from './0006-configs.ts';
+import { Migration0007Guardrails } from './0007-guardrails.ts';
 import { Migration0008Integrations } from './0008-integrations.ts';
 import { Migration0009Policies } from './0009-policies.ts';
 import { Migration0012ResourceLookup } from './0012-resource-lookup.ts';
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   { name: '0004-resource-changes', class: Migration0004ResourceChanges },
   { name: '0005-role-changes', class: Migration0005RoleChanges },
   { name: '0006-configs', class: Migration0006Configs },
+  { name: '0007-guardrails', class: Migration0007Guardrails },
   { name: '0008-integrations', class: Migration0008Integrations },
   { name: '0009-policies', class: Migration0009Policies },
   { name: '0012-resource-lookup', class: Migration0012ResourceLookup },

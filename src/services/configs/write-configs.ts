@@ -12,6 +12,7 @@ import { findWorkspace } from '../workspaces/find-workspace.ts';
 import { createConfigSchema, updateConfigSchema } from './config-input.ts';
 import { generateConfigSlug } from './config-slug.ts';
 import { findConfigForChange } from './find-config.ts';
+import { missingGuardrailRefs } from '../guardrails/guardrail-refs.ts';
 
 const conflict = (message: string, param: string | null, code = 'conflict'): AppError => new AppError(409, 'conflict_error', code, message, param);
 
@@ -31,15 +32,16 @@ export interface DeletedConfig {
   slug: string;
 }
 
-/** The body checked (400 naming `config.<path>`), and every saved guardrail it references must exist. */
-async function checkedConfig(input: unknown): Promise<GatewayConfig> {
-  const config = parseGatewayConfig(input ?? {}, 'config');
-  // There is no guardrails table yet, so every referenced slug or id is unknown. When guardrails
-  // land, this looks the refs up (live guardrails of the organisation/workspace, by id or slug)
-  // and refuses only the missing ones.
-  const [unknown] = collectGuardrailRefs(config);
+/** The body checked (400 naming `config.<path>`). */
+const checkedShape = (input: unknown): GatewayConfig => parseGatewayConfig(input ?? {}, 'config');
+
+/**
+ * Every saved guardrail the config names (by id or slug) must be a live guardrail of the config's
+ * workspace or of the organisation (gateway-spec: validated at save time); 400 naming the first missing one.
+ */
+async function checkGuardrailRefs(em: EntityManager, organisationId: string, workspaceId: string, config: GatewayConfig): Promise<void> {
+  const [unknown] = await missingGuardrailRefs(em, organisationId, workspaceId, collectGuardrailRefs(config));
   if (unknown !== undefined) throw invalidParameter('config', `Unknown guardrail: ${unknown}`);
-  return config;
 }
 
 const editorOf = (actor: Actor): string => actor.userId ?? actor.keyId;
@@ -64,10 +66,11 @@ export async function createConfig(em: EntityManager, actor: Actor, meta: Reques
     throw invalidParameter('workspace_id', 'workspace_id: required for organisation API keys');
   }
   authorize(actor, 'configs.create', { workspaceId });
-  const config = await checkedConfig(body.config);
+  const config = checkedShape(body.config);
   const name = body.name ?? 'Untitled config';
   try {
     return await em.transactional(async (tx) => {
+      await checkGuardrailRefs(tx, actor.organisationId, workspaceId, config);
       let slug = generateConfigSlug(name);
       for (let i = 0; i < 5 && (await tx.count(ConfigSchema, { organisationId: actor.organisationId, slug })); i++) slug = generateConfigSlug(name);
       if (body.isDefault === 1) await clearDefault(tx, workspaceId);
@@ -114,9 +117,10 @@ async function lockedForChange(tx: EntityManager, actor: Actor, idOrSlug: string
 export async function updateConfig(em: EntityManager, actor: Actor, meta: RequestMeta, idOrSlug: string, input: unknown): Promise<UpdatedConfig> {
   authorize(actor, 'configs.update');
   const body = parseWith(updateConfigSchema, input);
-  const config = body.config === undefined ? undefined : await checkedConfig(body.config);
+  const config = body.config === undefined ? undefined : checkedShape(body.config);
   return em.transactional(async (tx) => {
     const cfg = await lockedForChange(tx, actor, idOrSlug, 'configs.update');
+    if (config !== undefined) await checkGuardrailRefs(tx, cfg.organisationId, cfg.workspaceId, config);
     let versionId: string | null = null;
     if (config !== undefined) {
       const version = (await tx.count(ConfigVersionSchema, { configId: cfg.id })) + 1;

@@ -6,6 +6,7 @@ import type { ResolvedResource } from '../../domain/sync-codec.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
 import type { SecretResolverOptions } from '../secret-references/resolve-secret-reference.ts';
 import { configWorkerResolver } from '../configs/worker-resolver.ts';
+import { guardrailWorkerResolvers } from '../guardrails/worker-resolver.ts';
 import { policySetResolver } from '../policies/worker-resolver.ts';
 import { providerWorkerResolver } from '../providers/worker-resolver.ts';
 import type { WorkerResolver } from './worker-resolver.ts';
@@ -40,8 +41,8 @@ export interface WorkerResolverDeps {
 }
 
 export function createWorkerResolvers(deps: WorkerResolverDeps): WorkerResolvers {
-  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver]);
+  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver, ...guardrailWorkerResolvers]);
 }
 
 /** Before the control plane wires its own (tests of single parts): configs and policies only. */
-export const BASIC_RESOLVERS = new WorkerResolvers([configWorkerResolver, policySetResolver]);
+export const BASIC_RESOLVERS = new WorkerResolvers([configWorkerResolver, policySetResolver, ...guardrailWorkerResolvers]);
