@@ -14,7 +14,7 @@ const EVENT_STREAM = 'application/vnd.amazon.eventstream';
 const JSON_TYPE = 'application/json';
 
 const chat: EndpointAdapter = {
-  request: (body, ctx) =>
+  request: async (body, ctx) =>
     signedPost(ctx, modelUrl(ctx, ctx.stream ? 'converse-stream' : 'converse'), JSON.stringify(converseBody(body)), ctx.stream ? EVENT_STREAM : JSON_TYPE),
   response: (json, ctx) => converseChatResponse(json, ctx.model, ctx.now()),
   error: (status, json) => bedrockError(status, json),
@@ -23,7 +23,7 @@ const chat: EndpointAdapter = {
 };
 
 const embeddings: EndpointAdapter = {
-  request(body, ctx) {
+  async request(body, ctx) {
     rememberFormat(ctx, body.encoding_format);
     return signedPost(ctx, modelUrl(ctx, 'invoke'), JSON.stringify(embeddingBody(body, ctx.model)), JSON_TYPE);
   },
@@ -34,7 +34,7 @@ const embeddings: EndpointAdapter = {
 
 /** Anthropic's Messages API for Claude models; the JSON answer is relayed unchanged. */
 const messages: EndpointAdapter = {
-  request: (body, ctx) =>
+  request: async (body, ctx) =>
     signedPost(ctx, modelUrl(ctx, ctx.stream ? 'invoke-with-response-stream' : 'invoke'), JSON.stringify(invokeAnthropicBody(body)), ctx.stream ? EVENT_STREAM : JSON_TYPE),
   error: (status, json) => bedrockError(status, json),
   stream: () => new AnthropicEventStreamTranslator(),
