@@ -8,7 +8,7 @@ import { bedrockError, converseChatResponse, converseUsage } from './converse-re
 import { ConverseStreamTranslator } from './converse-stream.ts';
 import { embeddingBody, embeddingResponse, embeddingUsage, recalledFormat, rememberFormat } from './embeddings.ts';
 import { asRecord } from './openai-chat.ts';
-import { bedrockBaseUrl, modelUrl, signedPost } from './sign.ts';
+import { bedrockBaseUrl, modelUrl, signCall, signedPost } from './sign.ts';
 
 const EVENT_STREAM = 'application/vnd.amazon.eventstream';
 const JSON_TYPE = 'application/json';
@@ -47,4 +47,5 @@ export const bedrockAdapter: ProviderAdapter = {
   authHeaders: () => ({}),
   forwardedHeaders: [],
   endpoints: { 'chat.completions': chat, embeddings, messages },
+  signPassThrough: signCall,
 };

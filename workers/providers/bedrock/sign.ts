@@ -18,16 +18,17 @@ export const modelUrl = (ctx: CallContext, action: string): string =>
 /** x-amz-date form of the call's clock: YYYYMMDDTHHMMSSZ. */
 const amzDate = (ms: number): string => new Date(ms).toISOString().replace(/[:-]|\.\d{3}/g, '');
 
-export async function signedPost(ctx: CallContext, url: string, body: string, accept: string): Promise<UpstreamCall> {
+/** The SigV4 headers (authorization, x-amz-date, x-amz-security-token) for a request. */
+async function sigV4Headers(ctx: CallContext, method: string, url: string, headers: Record<string, string>, body: string | Uint8Array | null): Promise<Record<string, string>> {
   const { awsAccessKeyId, awsSecretAccessKey, awsSessionToken } = ctx.credentials;
   if (!awsAccessKeyId || !awsSecretAccessKey) {
     throw new AppError(400, 'invalid_request_error', 'missing_provider_credentials', 'Bedrock needs aws_access_key_id and aws_secret_access_key (x-gateway-aws-access-key-id, x-gateway-aws-secret-access-key).');
   }
   const signer = new AwsV4Signer({
     url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept },
-    body,
+    method,
+    headers,
+    body: (body ?? '') as BodyInit,
     accessKeyId: awsAccessKeyId,
     secretAccessKey: awsSecretAccessKey,
     ...(awsSessionToken ? { sessionToken: awsSessionToken } : {}),
@@ -36,9 +37,23 @@ export async function signedPost(ctx: CallContext, url: string, body: string, ac
     datetime: amzDate(ctx.now()),
   });
   const signed = await signer.sign();
-  const headers: Record<string, string> = {};
+  const out: Record<string, string> = {};
   signed.headers.forEach((value, name) => {
-    headers[name.toLowerCase()] = value;
+    out[name.toLowerCase()] = value;
   });
+  return out;
+}
+
+export async function signedPost(ctx: CallContext, url: string, body: string, accept: string): Promise<UpstreamCall> {
+  const headers = await sigV4Headers(ctx, 'POST', url, { 'content-type': 'application/json', accept }, body);
   return { url, method: 'POST', headers, body };
+}
+
+/**
+ * Signs a pass-through call. Only host, x-amz-date (and the session token) are signed, not the
+ * caller's forwarded headers, so hop-by-hop rewrites on the way cannot break the signature.
+ */
+export async function signCall(call: UpstreamCall, ctx: CallContext): Promise<UpstreamCall> {
+  const auth = await sigV4Headers(ctx, call.method, call.url, {}, call.method === 'GET' || call.method === 'HEAD' ? null : call.body);
+  return { ...call, headers: { ...call.headers, ...auth } };
 }

@@ -50,7 +50,9 @@ export class TokenCache {
    * `token_uri`: key files can arrive in request headers, and must not choose where we post.
    */
   async token(account: ServiceAccount, tokenUrl: string, upstream: UpstreamFetch, now: () => number): Promise<string> {
-    const key = `${tokenUrl}\n${account.client_email}\n${account.private_key_id ?? ''}`;
+    // The private key itself is part of the key: email and key id are public, and a key file
+    // naming someone else's account must not be handed that account's cached token.
+    const key = `${tokenUrl}\n${account.client_email}\n${await sha256Hex(account.private_key)}`;
     const cached = this.tokens.get(key);
     if (cached && now() < cached.refreshAt) return cached.token;
     let exchange = this.pending.get(key);
@@ -71,6 +73,11 @@ export class TokenCache {
 }
 
 export const tokenCache = new TokenCache();
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 async function signAssertion(account: ServiceAccount, tokenUrl: string, nowMs: number): Promise<string> {
   let key: CryptoKey;

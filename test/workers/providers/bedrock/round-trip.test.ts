@@ -141,3 +141,25 @@ describe('bedrock round trips', () => {
     expect(namedEvents(r.text!).at(-1)).toEqual({ event: 'error', data: { type: 'error', error: { type: 'rate_limit_error', message: 'Too many tokens' } } });
   });
 });
+
+describe('bedrock pass-through signing', () => {
+  it('signs a built pass-through call over its body; the mock accepts the signature', async () => {
+    const body = JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'raw' }] }] });
+    const c = ctx(CLAUDE);
+    const call = await bedrockAdapter.signPassThrough!(
+      { url: `${mock.url}/model/${encodeURIComponent(CLAUDE)}/converse`, method: 'POST', headers: { 'content-type': 'application/json', 'x-caller-header': 'kept' }, body },
+      c,
+    );
+    expect(call.headers['x-caller-header']).toBe('kept');
+    expect(call.headers.authorization).toContain('SignedHeaders=host;x-amz-date;x-amz-security-token,');
+    const res = await fetch(call.url, { method: call.method, headers: call.headers, body: call.body as string });
+    expect(res.status).toBe(200);
+    expect(mock.requests.at(-1)!.json).toEqual(JSON.parse(body));
+  });
+
+  it('a body changed after signing is refused', async () => {
+    const call = await bedrockAdapter.signPassThrough!({ url: `${mock.url}/model/x/converse`, method: 'POST', headers: {}, body: '{"a":1}' }, ctx(CLAUDE));
+    const res = await fetch(call.url, { method: 'POST', headers: call.headers, body: '{"a":2}' });
+    expect(res.status).toBe(403);
+  });
+});

@@ -81,6 +81,14 @@ describe('vertex-ai service-account auth', () => {
     expect(exchanges).toHaveLength(2);
   });
 
+  it('never hands a cached token to a key file that only names the same account', async () => {
+    await vertexAiAdapter.authHeaders(ctx('gemini-2.0-flash'));
+    const { privateKey: otherKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const impostor = ctx('gemini-2.0-flash', { credentials: { vertexServiceAccountJson: JSON.stringify({ ...SA, private_key: otherKey }), vertexTokenUrl: mock.tokenUrl } });
+    await expect(vertexAiAdapter.authHeaders(impostor)).rejects.toMatchObject({ code: 'token_exchange_failed' });
+    expect(exchanges).toHaveLength(2);
+  });
+
   it('rejects a malformed key file', async () => {
     await expect(vertexAiAdapter.authHeaders(ctx('x', { credentials: { vertexServiceAccountJson: '{nope' } }))).rejects.toMatchObject({ status: 400, code: 'invalid_service_account' });
     await expect(vertexAiAdapter.authHeaders(ctx('x', { credentials: { vertexServiceAccountJson: JSON.stringify({ ...SA, private_key: 'not a key' }) } }))).rejects.toMatchObject({ code: 'invalid_service_account' });
