@@ -21,7 +21,7 @@ const jsonCall = (url: string, body: unknown): UpstreamCall => ({
 const chat: EndpointAdapter = {
   request(body, ctx) {
     const method = ctx.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-    return jsonCall(`${base(ctx)}/v1beta/${geminiModelPath(ctx.model)}:${method}`, geminiChatBody(body));
+    return jsonCall(`${base(ctx)}/v1beta/${geminiModelPath(ctx.model)}:${method}`, geminiChatBody(body, ctx.model));
   },
   response: (json, ctx) => geminiChatResponse(json, ctx.model, ctx.now()),
   error: (status, json) => googleError(status, json),

@@ -97,7 +97,21 @@ function push(contents: Content[], role: Content['role'], parts: Part[]): void {
   else contents.push({ role, parts });
 }
 
-export function geminiContents(messages: unknown): { contents: Content[]; systemInstruction?: { parts: Part[] } } {
+/**
+ * Gemini's thoughtSignature on a function call must come back with it on the next turn; OpenAI
+ * callers only echo the tool call id, so the signature travels inside it after this marker.
+ */
+export const SIGNATURE_MARKER = '__thought__';
+const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+export const toolCallId = (id: string, signature: unknown): string => (typeof signature === 'string' && signature ? `${id}${SIGNATURE_MARKER}${signature}` : id);
+
+function thoughtSignatureOf(id: string | undefined): string | undefined {
+  const at = id?.indexOf(SIGNATURE_MARKER) ?? -1;
+  return id && at >= 0 ? id.slice(at + SIGNATURE_MARKER.length) || undefined : undefined;
+}
+
+export function geminiContents(messages: unknown, options: { gemini3?: boolean } = {}): { contents: Content[]; systemInstruction?: { parts: Part[] } } {
   if (!Array.isArray(messages)) throw invalidParameter('messages', 'messages is required (an array).');
   const contents: Content[] = [];
   const system: Part[] = [];
@@ -115,13 +129,25 @@ export function geminiContents(messages: unknown): { contents: Content[]; system
         break;
       case 'assistant': {
         const parts = contentParts(m.content, `${param}.content`);
+        let signed = false;
         asArray(m.tool_calls).forEach((rawCall, j) => {
           const call = asRecord(rawCall);
           const fn = asRecord(call.function);
           const name = asString(fn.name) ?? '';
           if (typeof call.id === 'string') toolNames.set(call.id, name);
-          parts.push({ functionCall: { name, args: parseArguments(fn.arguments, `${param}.tool_calls[${j}].function.arguments`) } });
+          const part: Part = { functionCall: { name, args: parseArguments(fn.arguments, `${param}.tool_calls[${j}].function.arguments`) } };
+          const signature = thoughtSignatureOf(asString(call.id));
+          if (signature) {
+            part.thoughtSignature = signature;
+            signed = true;
+          } else if (j === 0 && !signed && options.gemini3) {
+            // Gemini 3 rejects a replayed call without its signature; history from elsewhere has
+            // none, so the documented sentinel stands in (ai.google.dev/gemini-api/docs/thought-signatures).
+            part.thoughtSignature = SKIP_SIGNATURE;
+          }
+          parts.push(part);
         });
+        if (signed) for (const p of parts) if (p.thoughtSignature === SKIP_SIGNATURE) delete p.thoughtSignature;
         push(contents, 'model', parts);
         break;
       }
@@ -170,8 +196,8 @@ function generationConfig(body: Record<string, unknown>): Record<string, unknown
 }
 
 /** The generateContent body for an OpenAI chat request. */
-export function geminiChatBody(body: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...geminiContents(body.messages) };
+export function geminiChatBody(body: Record<string, unknown>, model: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...geminiContents(body.messages, { gemini3: /(^|\/)gemini-3/.test(model) }) };
   const declarations = asArray(body.tools)
     .map((t) => asRecord(t))
     .filter((t) => t.type === 'function')

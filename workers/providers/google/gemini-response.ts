@@ -1,6 +1,7 @@
 // Gemini GenerateContentResponse -> OpenAI chat.completion, its usage and its errors
 // (https://ai.google.dev/api/generate-content#generatecontentresponse).
 import type { TokenCount } from '../contract.ts';
+import { toolCallId } from './gemini-request.ts';
 import {
   asArray,
   asNumber,
@@ -55,7 +56,7 @@ export function partsToMessage(parts: unknown[]): { text: string; toolCalls: Ope
     const call = asRecord(part.functionCall);
     if (typeof call.name === 'string') {
       toolCalls.push({
-        id: asString(call.id) ?? randomId('call_'),
+        id: toolCallId(asString(call.id) ?? randomId('call_'), part.thoughtSignature),
         type: 'function',
         function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
       });

@@ -1,6 +1,7 @@
 // streamGenerateContent?alt=sse -> OpenAI chat.completion.chunk SSE. Each event is a whole
 // GenerateContentResponse holding the new parts; usageMetadata is cumulative, the last one wins.
 import type { StreamTranslator, TokenCount } from '../contract.ts';
+import { toolCallId } from './gemini-request.ts';
 import { geminiFinishReason, geminiUsage } from './gemini-response.ts';
 import { asArray, asRecord, asString, ChunkWriter, DONE, errorTypeFor, randomId, type FinishReason } from './openai-chat.ts';
 import { SseParser } from './sse-parser.ts';
@@ -89,7 +90,7 @@ export class GeminiStreamTranslator implements StreamTranslator {
           delta.tool_calls = [
             {
               index: state.toolCalls++,
-              id: asString(call.id) ?? randomId('call_'),
+              id: toolCallId(asString(call.id) ?? randomId('call_'), part.thoughtSignature),
               type: 'function',
               function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
             },

@@ -37,7 +37,7 @@ const chat: EndpointAdapter = {
     const { publisher, model } = vertexModel(ctx.model);
     if (publisher === 'anthropic') return jsonCall(vertexModelUrl(ctx, publisher, model, ctx.stream ? 'streamRawPredict' : 'rawPredict'), claudeChatBody(body, ctx.stream));
     if (publisher !== 'google') throw invalidParameter('model', `Vertex AI chat supports Gemini and Claude models, not '${ctx.model}'.`);
-    return jsonCall(vertexModelUrl(ctx, publisher, model, ctx.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'), geminiChatBody(body));
+    return jsonCall(vertexModelUrl(ctx, publisher, model, ctx.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'), geminiChatBody(body, model));
   },
   response: (json, ctx) => (isClaude(ctx) ? claudeChatResponse(json, ctx.model, ctx.now()) : geminiChatResponse(json, ctx.model, ctx.now())),
   error: (status, json) => vertexError(status, json),

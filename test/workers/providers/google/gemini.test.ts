@@ -76,6 +76,44 @@ describe('google chat.completions -> generateContent', () => {
   });
 });
 
+describe('google thought signatures (Gemini 2.5/3 function calling)', () => {
+  it('carries a call signature inside the tool call id and puts it back on the replayed call', async () => {
+    const answer = { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} }, thoughtSignature: 'c2lnbmF0dXJl' }, { functionCall: { name: 'g', args: {} } }] }, finishReason: 'STOP' }] };
+    const out = chat.response!(answer, ctx({ model: 'gemini-3-pro-preview' })) as any;
+    const [first, second] = out.choices[0].message.tool_calls as { id: string }[];
+    expect(first!.id).toMatch(/^call_\w+__thought__c2lnbmF0dXJl$/);
+    expect(second!.id).not.toContain('__thought__');
+    const replay = await chat.request(
+      {
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', tool_calls: [{ id: first!.id, type: 'function', function: { name: 'f', arguments: '{}' } }, { id: second!.id, type: 'function', function: { name: 'g', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: first!.id, content: '1' },
+          { role: 'tool', tool_call_id: second!.id, content: '2' },
+        ],
+      },
+      ctx({ model: 'gemini-3-pro-preview' }),
+    );
+    const contents = bodyOf(replay).contents as { parts: Record<string, unknown>[] }[];
+    expect(contents[1]!.parts).toEqual([{ functionCall: { name: 'f', args: {} }, thoughtSignature: 'c2lnbmF0dXJl' }, { functionCall: { name: 'g', args: {} } }]);
+    expect(contents[2]!.parts).toEqual([{ functionResponse: { name: 'f', response: { content: '1' } } }, { functionResponse: { name: 'g', response: { content: '2' } } }]);
+  });
+
+  it('streams the signature in the id too', () => {
+    const t = chat.stream!(ctx({ stream: true }));
+    const text = t.push(enc.encode(`data: ${JSON.stringify({ candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} }, thoughtSignature: 'abc' }] } }] })}\n\n`)) + t.end();
+    expect(collectChunks(sseData(text)).tools[0]!.id).toMatch(/__thought__abc$/);
+  });
+
+  it('unsigned history gets the documented sentinel on Gemini 3 only', async () => {
+    const messages = [{ role: 'user', content: 'go' }, { role: 'assistant', tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_x', content: '1' }];
+    const g3 = bodyOf(await chat.request({ messages }, ctx({ model: 'gemini-3-flash' }))).contents as { parts: Record<string, unknown>[] }[];
+    expect(g3[1]!.parts[0]!.thoughtSignature).toBe('skip_thought_signature_validator');
+    const g2 = bodyOf(await chat.request({ messages }, ctx({ model: 'gemini-2.5-flash' }))).contents as { parts: Record<string, unknown>[] }[];
+    expect(g2[1]!.parts[0]).not.toHaveProperty('thoughtSignature');
+  });
+});
+
 describe('google generateContent answer -> OpenAI', () => {
   it('translates text, function calls, finish reasons and usage (cached and thinking tokens)', () => {
     const answer = {
