@@ -79,6 +79,10 @@ export function geminiChatResponse(json: unknown, model: string, nowMs: number):
       finish_reason: geminiFinishReason(candidate.finishReason, toolCalls.length > 0),
     };
   });
+  // A prompt blocked before generation has no candidates: answer one filtered, empty choice.
+  if (choices.length === 0 && asString(asRecord(res.promptFeedback).blockReason)) {
+    choices.push({ index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'content_filter' });
+  }
   const id = asString(res.responseId) ? `chatcmpl-${res.responseId as string}` : randomId('chatcmpl-');
   return chatCompletion(id, asString(res.modelVersion) ?? model, nowMs, choices, geminiUsage(json));
 }

@@ -43,8 +43,10 @@ export class GeminiStreamTranslator implements StreamTranslator {
       .map((e) => this.event(e.data))
       .join('');
     if (this.candidates.size === 0) this.candidates.set(0, { started: false, toolCalls: 0, finish: this.blocked ? 'content_filter' : null });
+    // Usage covers the whole answer: it rides on the last finish chunk only.
+    const last = [...this.candidates.keys()].pop();
     for (const [index, state] of this.candidates) {
-      out += this.writer.finish(state.finish ?? (state.toolCalls > 0 ? 'tool_calls' : 'stop'), this.tokens, index);
+      out += this.writer.finish(state.finish ?? (state.toolCalls > 0 ? 'tool_calls' : 'stop'), index === last ? this.tokens : null, index);
     }
     return out + DONE;
   }

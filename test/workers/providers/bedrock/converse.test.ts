@@ -33,6 +33,13 @@ describe('bedrock chat.completions -> Converse request', () => {
     expect(await bedrockAdapter.authHeaders(ctx())).toEqual({});
   });
 
+  it('encodes inference-profile ARNs as one segment', async () => {
+    const arn = 'arn:aws:bedrock:eu-west-3:123456789012:inference-profile/eu.anthropic.claude-3-haiku-20240307-v1:0';
+    const call = await chat.request({ messages: [{ role: 'user', content: 'hi' }] }, ctx({ model: arn }));
+    expect(call.url).toBe(`https://bedrock-runtime.eu-west-3.amazonaws.com/model/${encodeURIComponent(arn)}/converse`);
+    expect(call.url).toContain('inference-profile%2Feu.anthropic');
+  });
+
   it('replaces the base with a custom host and still signs', async () => {
     const call = await chat.request({ messages: [{ role: 'user', content: 'hi' }] }, ctx({ customHost: 'https://vpce.example.com/bedrock' }));
     expect(call.url).toBe('https://vpce.example.com/bedrock/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');

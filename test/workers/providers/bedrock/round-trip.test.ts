@@ -30,6 +30,13 @@ describe('bedrock round trips', () => {
     expect(r.usage).toEqual({ prompt: 11, completion: 7, total: 18 });
   });
 
+  it('chat: an inference-profile ARN (":" and "/" in the id) signs and routes correctly', async () => {
+    const arn = 'arn:aws:bedrock:us-west-2:123456789012:inference-profile/us.anthropic.claude-3-haiku-20240307-v1:0';
+    const r = await roundTrip(bedrockAdapter, 'chat.completions', { messages: [{ role: 'user', content: 'Hi' }] }, ctx(arn));
+    expect(r.status).toBe(200);
+    expect(mock.requests.at(-1)!.modelId).toBe(arn);
+  });
+
   it('chat: a wrong secret is refused by the mock and the 403 is translated', async () => {
     const r = await roundTrip(bedrockAdapter, 'chat.completions', { messages: [{ role: 'user', content: 'Hi' }] }, ctx(CLAUDE, { credentials: { ...creds, awsSecretAccessKey: 'wrong' } }));
     expect(r.status).toBe(403);

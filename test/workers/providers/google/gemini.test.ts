@@ -136,9 +136,23 @@ describe('google generateContent answer -> OpenAI', () => {
     expect(chat.usage!({})).toBeNull();
   });
 
-  it('maps safety stops to content_filter', () => {
+  it('maps safety stops to content_filter, including a prompt blocked before any candidate', () => {
     const out = chat.response!({ candidates: [{ finishReason: 'SAFETY', content: { parts: [] } }] }, ctx()) as any;
     expect(out.choices[0].finish_reason).toBe('content_filter');
+    const blocked = chat.response!({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 4, totalTokenCount: 4 } }, ctx()) as any;
+    expect(blocked.choices).toEqual([{ index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'content_filter' }]);
+    const t = chat.stream!(ctx({ stream: true }));
+    const text = t.push(enc.encode('data: {"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}}\n\n')) + t.end();
+    expect(collectChunks(sseData(text)).finish).toBe('content_filter');
+  });
+
+  it('streams several candidates with one usage, on the last finish chunk', () => {
+    const t = chat.stream!(ctx({ stream: true }));
+    const event = { candidates: [{ index: 0, content: { parts: [{ text: 'A' }] }, finishReason: 'STOP' }, { index: 1, content: { parts: [{ text: 'B' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } };
+    const chunks = sseData(t.push(enc.encode(`data: ${JSON.stringify(event)}\n\n`)) + t.end()) as { choices: { index: number; delta: { content?: string }; finish_reason: string | null }[]; usage?: unknown }[];
+    const content = (i: number): string => chunks.flatMap((c) => c.choices ?? []).filter((ch) => ch.index === i).map((ch) => ch.delta.content ?? '').join('');
+    expect([content(0), content(1)]).toEqual(['A', 'B']);
+    expect(chunks.filter((c) => c.usage)).toHaveLength(1);
   });
 
   it('turns Google errors into the OpenAI error shape', () => {
