@@ -121,21 +121,26 @@ export class EventStreamDecoder {
       this.buffer = joined;
     }
     const out: EventMessage[] = [];
-    while (this.buffer.length >= PRELUDE) {
-      const view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
-      const total = view.getUint32(0);
-      const headersLength = view.getUint32(4);
-      if (crc32(this.buffer, 0, 8) !== view.getUint32(8)) throw new EventStreamError('event-stream prelude CRC mismatch');
+    const view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
+    // Walk the buffer by offset and keep the remainder once, so a chunk of many small frames
+    // is not copied once per frame.
+    let at = 0;
+    while (this.buffer.length - at >= PRELUDE) {
+      const total = view.getUint32(at);
+      const headersLength = view.getUint32(at + 4);
+      if (crc32(this.buffer, at, at + 8) !== view.getUint32(at + 8)) throw new EventStreamError('event-stream prelude CRC mismatch');
       if (total < PRELUDE + CRC || total > MAX_MESSAGE || headersLength > total - PRELUDE - CRC) {
         throw new EventStreamError(`event-stream message length ${total} is invalid`);
       }
-      if (this.buffer.length < total) break;
-      if (crc32(this.buffer, 0, total - CRC) !== view.getUint32(total - CRC)) throw new EventStreamError('event-stream message CRC mismatch');
-      const headerBytes = this.buffer.subarray(PRELUDE, PRELUDE + headersLength);
+      if (this.buffer.length - at < total) break;
+      const end = at + total;
+      if (crc32(this.buffer, at, end - CRC) !== view.getUint32(end - CRC)) throw new EventStreamError('event-stream message CRC mismatch');
+      const headerBytes = this.buffer.subarray(at + PRELUDE, at + PRELUDE + headersLength);
       const headers = parseHeaders(headerBytes, new DataView(headerBytes.buffer, headerBytes.byteOffset, headerBytes.byteLength));
-      out.push({ headers, payload: this.buffer.slice(PRELUDE + headersLength, total - CRC) });
-      this.buffer = this.buffer.slice(total);
+      out.push({ headers, payload: this.buffer.slice(at + PRELUDE + headersLength, end - CRC) });
+      at = end;
     }
+    if (at > 0) this.buffer = this.buffer.slice(at);
     return out;
   }
 

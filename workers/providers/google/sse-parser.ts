@@ -26,16 +26,26 @@ export class SseParser {
 
   private drain(final: boolean): SseEvent[] {
     const out: SseEvent[] = [];
+    const text = this.buffer;
+    // Scan by position and keep the unfinished line once (no copy per line).
+    let at = 0;
     for (;;) {
-      const nl = this.buffer.search(/\r\n|\r|\n/);
+      let nl = -1;
+      for (let i = at; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 10 || c === 13) {
+          nl = i;
+          break;
+        }
+      }
       if (nl < 0) break;
       // A lone trailing \r may be the first half of \r\n: wait for the next byte.
-      if (this.buffer[nl] === '\r' && nl === this.buffer.length - 1 && !final) break;
-      const line = this.buffer.slice(0, nl);
-      const width = this.buffer.startsWith('\r\n', nl) ? 2 : 1;
-      this.buffer = this.buffer.slice(nl + width);
-      this.line(line, out);
+      if (text.charCodeAt(nl) === 13 && nl === text.length - 1 && !final) break;
+      const width = text.charCodeAt(nl) === 13 && text.charCodeAt(nl + 1) === 10 ? 2 : 1;
+      this.line(text.slice(at, nl), out);
+      at = nl + width;
     }
+    this.buffer = at > 0 ? text.slice(at) : text;
     if (final) {
       if (this.buffer) this.line(this.buffer, out);
       this.buffer = '';
