@@ -172,8 +172,20 @@ function toolConfig(choice: unknown): Record<string, unknown> | undefined {
   return name ? { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [name] } } : undefined;
 }
 
-function generationConfig(body: Record<string, unknown>): Record<string, unknown> {
+/** OpenAI reasoning_effort -> thinkingBudget (Gemini 2.5), as Google's OpenAI compatibility layer maps it. */
+const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576 };
+
+function thinkingConfig(effort: unknown, gemini3: boolean): Record<string, unknown> | undefined {
+  if (typeof effort !== 'string' || !(effort in THINKING_BUDGET)) return undefined;
+  // Gemini 3 takes a level instead of a budget.
+  if (gemini3) return { thinkingLevel: effort === 'none' ? 'minimal' : effort };
+  return { thinkingBudget: THINKING_BUDGET[effort] };
+}
+
+function generationConfig(body: Record<string, unknown>, gemini3: boolean): Record<string, unknown> {
   const config: Record<string, unknown> = {};
+  const thinking = thinkingConfig(body.reasoning_effort, gemini3);
+  if (thinking) config.thinkingConfig = thinking;
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (typeof maxTokens === 'number') config.maxOutputTokens = maxTokens;
   if (typeof body.temperature === 'number') config.temperature = body.temperature;
@@ -197,7 +209,8 @@ function generationConfig(body: Record<string, unknown>): Record<string, unknown
 
 /** The generateContent body for an OpenAI chat request. */
 export function geminiChatBody(body: Record<string, unknown>, model: string): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...geminiContents(body.messages, { gemini3: /(^|\/)gemini-3/.test(model) }) };
+  const gemini3 = /(^|\/)gemini-3/.test(model);
+  const out: Record<string, unknown> = { ...geminiContents(body.messages, { gemini3 }) };
   const declarations = asArray(body.tools)
     .map((t) => asRecord(t))
     .filter((t) => t.type === 'function')
@@ -211,7 +224,7 @@ export function geminiChatBody(body: Record<string, unknown>, model: string): Re
   if (declarations.length > 0) out.tools = [{ functionDeclarations: declarations }];
   const tc = toolConfig(body.tool_choice);
   if (tc && declarations.length > 0) out.toolConfig = tc;
-  const config = generationConfig(body);
+  const config = generationConfig(body, gemini3);
   if (Object.keys(config).length > 0) out.generationConfig = config;
   return out;
 }

@@ -70,6 +70,13 @@ describe('google chat.completions -> generateContent', () => {
     });
   });
 
+  it('maps reasoning_effort to a thinking budget (2.5) or level (3)', async () => {
+    const m = [{ role: 'user', content: 'x' }];
+    expect(bodyOf(await chat.request({ messages: m, reasoning_effort: 'medium' }, ctx({ model: 'gemini-2.5-flash' }))).generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 8192 } });
+    expect(bodyOf(await chat.request({ messages: m, reasoning_effort: 'none' }, ctx({ model: 'gemini-2.5-flash' }))).generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
+    expect(bodyOf(await chat.request({ messages: m, reasoning_effort: 'high' }, ctx({ model: 'gemini-3-pro-preview' }))).generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'high' } });
+  });
+
   it('names the bad field', async () => {
     await expect(async () => chat.request({ messages: [{ role: 'wizard', content: 'x' }] }, ctx())).rejects.toMatchObject({ status: 400, param: 'messages[0].role' });
     await expect(async () => chat.request({ messages: 'nope' }, ctx())).rejects.toMatchObject({ status: 400, param: 'messages' });
