@@ -44,15 +44,17 @@ async function sigV4Headers(ctx: CallContext, method: string, url: string, heade
   return out;
 }
 
+/**
+ * A signed POST. Only host, x-amz-date (and the session token) are signed besides the body:
+ * the pipeline may still set transport headers (accept-encoding, forwarded ones) without
+ * breaking the signature.
+ */
 export async function signedPost(ctx: CallContext, url: string, body: string, accept: string): Promise<UpstreamCall> {
-  const headers = await sigV4Headers(ctx, 'POST', url, { 'content-type': 'application/json', accept }, body);
-  return { url, method: 'POST', headers, body };
+  const headers = await sigV4Headers(ctx, 'POST', url, { 'content-type': 'application/json' }, body);
+  return { url, method: 'POST', headers: { ...headers, accept }, body };
 }
 
-/**
- * Signs a pass-through call. Only host, x-amz-date (and the session token) are signed, not the
- * caller's forwarded headers, so hop-by-hop rewrites on the way cannot break the signature.
- */
+/** Signs a pass-through call the same way: the caller's forwarded headers stay unsigned. */
 export async function signCall(call: UpstreamCall, ctx: CallContext): Promise<UpstreamCall> {
   const auth = await sigV4Headers(ctx, call.method, call.url, {}, call.method === 'GET' || call.method === 'HEAD' ? null : call.body);
   return { ...call, headers: { ...call.headers, ...auth } };

@@ -27,7 +27,7 @@ describe('bedrock chat.completions -> Converse request', () => {
     expect(call.headers['x-amz-date']).toBe('20261122T120000Z');
     expect(call.headers['x-amz-security-token']).toBe('tok');
     expect(call.headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20261122\/eu-west-3\/bedrock\/aws4_request, SignedHeaders=accept;host;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$/,
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20261122\/eu-west-3\/bedrock\/aws4_request, SignedHeaders=host;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$/,
     );
     expect(call.headers['content-type']).toBe('application/json');
     expect(await bedrockAdapter.authHeaders(ctx())).toEqual({});
