@@ -117,4 +117,10 @@ export interface ProviderAdapter {
   endpoints: Partial<Record<EndpointName, EndpointAdapter>>;
   /** Pass-through: the upstream URL for the path after `/v1/` (default `${base}/${path}`). */
   passThroughUrl?(path: string, ctx: CallContext): string;
+  /**
+   * Pass-through, for providers whose auth covers the whole request (Bedrock's SigV4 signs the
+   * body): returns the built call signed. Present: the pipeline calls it last, instead of
+   * merging authHeaders() (reference-gateway-behaviour.md section 4, pass-through headers).
+   */
+  signPassThrough?(call: UpstreamCall, ctx: CallContext): Promise<UpstreamCall>;
 }
