@@ -18,7 +18,7 @@ const NOTHING: Admitted = { headers: {}, settle: async () => {}, alerts: [] };
 function rateHeaders(checks: LimitCheck[], verdicts: LimitVerdict[]): Record<string, string> {
   let best = -1;
   checks.forEach((c, i) => {
-    if (c.kind !== 'rate' || !c.key.includes(':requests:')) return;
+    if (c.kind !== 'rate' || c.measure !== 'requests') return;
     if (best < 0 || verdicts[i]!.remaining < verdicts[best]!.remaining) best = i;
   });
   if (best < 0) return {};
@@ -55,9 +55,10 @@ export async function admit(store: LimitStore, checks: LimitCheck[]): Promise<Ad
     async settle(actual) {
       const adjustments = checks
         .map((check) => {
-          if (check.kind === 'rate') return check.key.includes(':tokens:') ? { check, delta: actual.tokens - Math.min(check.amount, check.limit) } : null;
-          const real = check.key.includes(':tokens:') ? actual.tokens : (actual.cost ?? 0);
-          return { check, delta: real - check.amount };
+          if (check.measure === 'requests') return null;
+          const real = check.measure === 'tokens' ? actual.tokens : (actual.cost ?? 0);
+          const reserved = check.kind === 'rate' ? Math.min(check.amount, check.limit) : check.amount;
+          return { check, delta: real - reserved };
         })
         .filter((a): a is { check: LimitCheck; delta: number } => a !== null && a.delta !== 0);
       if (adjustments.length) await store.adjust(adjustments);

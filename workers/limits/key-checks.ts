@@ -38,6 +38,7 @@ export function keyChecks(key: ResolvedKey, estimate: UsageEstimate, now: number
   const checks: LimitCheck[] = key.rateLimits.map((r) => ({
     key: `rl:${tag}:${r.type}:${r.unit}`,
     kind: 'rate',
+    measure: r.type,
     limit: r.value,
     windowMs: UNIT_MS[r.unit],
     amount: r.type === 'tokens' ? Math.max(1, estimate.tokens) : 1,
@@ -49,6 +50,7 @@ export function keyChecks(key: ResolvedKey, estimate: UsageEstimate, now: number
     checks.push({
       key: `bud:${tag}:${type}:${periodEndMs}`,
       kind: 'budget',
+      measure: type,
       limit: u.credit_limit,
       periodEndMs,
       amount: type === 'tokens' ? estimate.tokens : (estimate.cost ?? 0),

@@ -15,6 +15,8 @@ export interface LimitCheck {
   /** The counter's key; `{...}` marks the Redis Cluster hash tag (e.g. `rl:{ak:<id>}:requests:rpm`). */
   key: string;
   kind: 'rate' | 'budget';
+  /** What is counted: settlement replaces the reservation by the real figure of this measure. */
+  measure: 'requests' | 'tokens' | 'cost';
   limit: number;
   /** rate: refill period. */
   windowMs?: number;

@@ -25,10 +25,11 @@ afterAll(async () => {
 
 let n = 0;
 const uniq = (name: string) => `${name}:{t${++n}}`;
-const rate = (key: string, limit: number, windowMs: number, amount = 1): LimitCheck => ({ key, kind: 'rate', limit, windowMs, amount });
+const rate = (key: string, limit: number, windowMs: number, amount = 1): LimitCheck => ({ key, kind: 'rate', measure: 'requests', limit, windowMs, amount });
 const budget = (key: string, limit: number, amount: number, alertAt?: number): LimitCheck => ({
   key,
   kind: 'budget',
+  measure: 'cost',
   limit,
   amount,
   periodEndMs: Date.now() + 3_600_000,

@@ -12,7 +12,7 @@ const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRe
 dead.on('error', () => {});
 afterAll(() => dead.disconnect());
 
-const check: LimitCheck = { key: 'rl:{x}:requests:rpm', kind: 'rate', limit: 2, windowMs: 60_000, amount: 1 };
+const check: LimitCheck = { key: 'rl:{x}:requests:rpm', kind: 'rate', measure: 'requests', limit: 2, windowMs: 60_000, amount: 1 };
 
 function flaky() {
   let down = true;

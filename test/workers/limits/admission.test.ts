@@ -33,9 +33,9 @@ describe('keyChecks', () => {
     const now = Date.UTC(2026, 10, 22, 12);
     const checks = keyChecks(k, { tokens: 700, cost: 0.02 }, now);
     expect(checks).toEqual([
-      { key: `rl:{ak:${k.id}}:requests:rpm`, kind: 'rate', limit: 100, windowMs: 60_000, amount: 1 },
-      { key: `rl:{ak:${k.id}}:tokens:rph`, kind: 'rate', limit: 50_000, windowMs: 3_600_000, amount: 700 },
-      { key: `bud:{ak:${k.id}}:cost:${Date.UTC(2026, 11, 1)}`, kind: 'budget', limit: 10, periodEndMs: Date.UTC(2026, 11, 1), amount: 0.02, alertAt: 8 },
+      { key: `rl:{ak:${k.id}}:requests:rpm`, kind: 'rate', measure: 'requests', limit: 100, windowMs: 60_000, amount: 1 },
+      { key: `rl:{ak:${k.id}}:tokens:rph`, kind: 'rate', measure: 'tokens', limit: 50_000, windowMs: 3_600_000, amount: 700 },
+      { key: `bud:{ak:${k.id}}:cost:${Date.UTC(2026, 11, 1)}`, kind: 'budget', measure: 'cost', limit: 10, periodEndMs: Date.UTC(2026, 11, 1), amount: 0.02, alertAt: 8 },
     ]);
   });
 
