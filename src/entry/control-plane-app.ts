@@ -29,6 +29,8 @@ export interface ControlPlaneOptions {
   secretBox: SecretBox;
   /** Public base URL of the control plane (PUBLIC_CONTROL_PLANE_URL), for links it hands out. */
   publicUrl?: string | null;
+  /** Public base URLs of the gateway workers (GATEWAY_PUBLIC_URLS), shown in deployment and MCP server answers. */
+  gatewayUrls?: string[];
   /** Watch: change feed (LISTEN/NOTIFY + poll) and resource_change retention. */
   sync?: SyncOptions;
 }
@@ -45,7 +47,7 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<RunningControlPlane> {
   const { orm, logger } = opts;
-  const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox });
+  const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox, gatewayUrls: opts.gatewayUrls ?? [] });
   const rest = createRestRouter(graphql.run, logger);
 
   async function health(): Promise<Response> {

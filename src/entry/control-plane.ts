@@ -40,6 +40,7 @@ const cp = await startControlPlane({
   secretBox: createSecretBox(env.GATEWAY_SECRET_KEY),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
+  gatewayUrls: env.GATEWAY_PUBLIC_URLS ?? [],
   sync: { databaseUrl: env.DATABASE_URL, retentionMs: env.RESOURCE_CHANGE_RETENTION_MS, pollIntervalMs: env.SYNC_POLL_INTERVAL_MS },
 });
 onShutdown(logger, async () => {

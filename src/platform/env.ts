@@ -20,6 +20,8 @@ const secretKey = z.string().refine(isValidSecretKey, SECRET_KEY_FORMAT);
 const rotationInterval = z.coerce.number().int().min(0).default(60_000);
 // The control plane's public base URL, for links it hands out (invites).
 const publicUrl = url(['http:', 'https:']).optional();
+// The gateway workers' public base URLs (comma-separated; the first is the default), shown in deployment and MCP server answers.
+const gatewayUrls = z.string().transform((v) => v.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)).pipe(z.array(url(['http:', 'https:']))).optional();
 
 const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -46,6 +48,7 @@ const controlPlane = z.object({
   GATEWAY_SECRET_KEY: secretKey,
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
+  GATEWAY_PUBLIC_URLS: gatewayUrls,
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';
@@ -93,6 +96,7 @@ const embedded = z.object({
   GATEWAY_SECRET_KEY: secretKey.optional(),
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
+  GATEWAY_PUBLIC_URLS: gatewayUrls,
 });
 
 export type ControlPlaneEnv = z.output<typeof controlPlane>;

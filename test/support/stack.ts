@@ -50,6 +50,8 @@ export interface StackOptions {
   verbose?: boolean;
   rotationIntervalMs?: number;
   publicUrl?: string | null;
+  /** GATEWAY_PUBLIC_URLS of the control plane. */
+  gatewayUrls?: string[];
   sync?: SyncOptions;
   /** The control plane's WORKER_TOKEN (default {@link TEST_WORKER_TOKEN}); workers still send `workerSettings().workerToken`. */
   workerToken?: string;
@@ -103,6 +105,7 @@ export async function startStack(
     secretBox,
     rotationIntervalMs: opts.rotationIntervalMs,
     publicUrl: opts.publicUrl ?? null,
+    gatewayUrls: opts.gatewayUrls,
     sync: opts.sync,
   });
   const workers: NodeWorker[] = [];
@@ -134,6 +137,7 @@ export async function startStack(
       secretBox,
       rotationIntervalMs: 0,
       publicUrl: opts.publicUrl ?? null,
+      gatewayUrls: opts.gatewayUrls,
       sync: replicaOpts.sync ?? opts.sync,
     });
     replicas.push(replica);

@@ -8,6 +8,10 @@ import { UserSchema } from './user.ts';
 import { InviteSchema } from './invite.ts';
 import { WorkspaceMemberSchema } from './workspace-member.ts';
 import { WorkspaceSchema } from './workspace.ts';
+import { DeploymentSchema } from './deployment.ts';
+import { McpCapabilitySchema, McpIntegrationSchema, McpIntegrationWorkspaceSchema } from './mcp-integration.ts';
+import { McpServerCapabilitySchema, McpServerConnectionSchema, McpServerSchema, McpServerUserAccessSchema } from './mcp-server.ts';
 
-export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema, ConfigSchema, ConfigVersionSchema];
+export const ENTITIES = [OrganisationSchema, WorkspaceSchema, UserSchema, ApiKeySchema, AuditEventSchema, RequestLogSchema, WorkspaceMemberSchema, InviteSchema, ConfigSchema, ConfigVersionSchema, DeploymentSchema, McpIntegrationSchema, McpIntegrationWorkspaceSchema, McpCapabilitySchema, McpServerSchema, McpServerCapabilitySchema, McpServerUserAccessSchema, McpServerConnectionSchema];
 export { ApiKeySchema, AuditEventSchema, ConfigSchema, ConfigVersionSchema, InviteSchema, OrganisationSchema, RequestLogSchema, UserSchema, WorkspaceMemberSchema, WorkspaceSchema };
+export { DeploymentSchema, McpCapabilitySchema, McpIntegrationSchema, McpIntegrationWorkspaceSchema, McpServerCapabilitySchema, McpServerConnectionSchema, McpServerSchema, McpServerUserAccessSchema };
