@@ -10,5 +10,8 @@ import './types/audit-log.ts';
 import './types/user.ts';
 import './types/invite.ts';
 import './types/config.ts';
+import './types/deployment.ts';
+import './types/mcp-integration.ts';
+import './types/mcp-server.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
