@@ -300,6 +300,7 @@ describe('MCP integrations over GraphQL', () => {
     expect(read.body.data).toEqual({ mcpIntegration: { id, slug: 'gql-int', type: 'organisation', transport: 'sse', configurations: { client_secret: '********fXYZ' }, workspace_id: null }, mcpIntegrationMetadata: { sync_status: null } });
 
     const bad = await gql(`mutation($input: CreateMcpIntegrationInput!) { createMcpIntegration(input: $input) { __typename ${ERR} } }`, { input: { name: 'x', url: 'nope', auth_type: 'none', transport: 'http' } });
+    expect(bad.body.errors).toBeUndefined();
     expect(bad.body.data.createMcpIntegration).toMatchObject({ __typename: 'GatewayError', code: 'invalid_parameter', param: 'url', status: 400 });
 
     const sync = await gql(`mutation($id: ID!, $input: SyncMcpIntegrationInput!) { syncMcpIntegration(id: $id, input: $input) { __typename ... on McpSyncResult { success counts { tools { total enabled } } } } }`, {

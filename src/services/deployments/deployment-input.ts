@@ -3,7 +3,7 @@ import { z } from 'zod';
 // Request bodies of /deployments (control-plane-schemas 2.19, draft branch; gateway-spec
 // "Policies, guardrails, configs, deployments": `tags` key-value pairs and `source_type`).
 
-const httpUrl = z.string().url().refine((v) => /^https?:$/.test(new URL(v).protocol), 'must be an http or https URL').transform((v) => v.replace(/\/+$/, ''));
+const httpUrl = z.string().max(2048).refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http or https URL').transform((v) => v.replace(/\/+$/, ''));
 
 /** Key-value pairs: at most 50, keys 1–64 of `[A-Za-z0-9_.:/-]`, values strings up to 256. */
 export const tagsSchema = z

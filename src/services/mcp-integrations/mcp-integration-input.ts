@@ -3,7 +3,7 @@ import { z } from 'zod';
 // Request bodies of /mcp-integrations (control-plane-schemas 2.18, 1.5 SecretMapping).
 
 const SLUG = /^[a-zA-Z0-9_-]+$/;
-const httpUrl = z.string().url().refine((v) => /^https?:$/.test(new URL(v).protocol), 'must be an http or https URL');
+const httpUrl = z.string().max(2048).refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http or https URL');
 
 export const AUTH_TYPES = ['oauth_auto', 'headers', 'none'] as const;
 export const TRANSPORTS = ['http', 'sse'] as const;
