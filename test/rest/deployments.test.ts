@@ -263,3 +263,15 @@ describe('deployments over GraphQL', () => {
     expect(del.data.deleteDeployment).toEqual({ __typename: 'DeletedDeployment', id });
   });
 });
+
+describe('GATEWAY_PUBLIC_URLS', () => {
+  const env = { DATABASE_URL: 'postgres://h/db', WORKER_TOKEN: 'x'.repeat(20), GATEWAY_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+  it('is a comma-separated list of http(s) base URLs, trailing slashes dropped; optional', async () => {
+    const { ConfigError, loadControlPlaneEnv, loadEmbeddedEnv } = await import('../../src/platform/env.ts');
+    expect(loadControlPlaneEnv({ ...env, GATEWAY_PUBLIC_URLS: 'https://a.test/, http://b.test:8787' }).GATEWAY_PUBLIC_URLS).toEqual(['https://a.test', 'http://b.test:8787']);
+    expect(loadControlPlaneEnv(env).GATEWAY_PUBLIC_URLS).toBeUndefined();
+    expect(loadEmbeddedEnv({ GATEWAY_PUBLIC_URLS: 'https://gw.test' }).GATEWAY_PUBLIC_URLS).toEqual(['https://gw.test']);
+    expect(() => loadControlPlaneEnv({ ...env, GATEWAY_PUBLIC_URLS: 'https://a.test,ftp://b.test' })).toThrow(ConfigError);
+    expect(() => loadControlPlaneEnv({ ...env, GATEWAY_PUBLIC_URLS: 'nope' })).toThrow(/GATEWAY_PUBLIC_URLS: must be a http or https URL/);
+  });
+});
