@@ -49,7 +49,7 @@ const McpIntegrationPageRef = builder.objectRef<McpIntegrationPage>('McpIntegrat
   }),
 });
 
-const MetadataRef = builder.objectRef<McpIntegrationMetadataView>('McpIntegrationMetadata').implement({
+export const McpIntegrationMetadataRef = builder.objectRef<McpIntegrationMetadataView>('McpIntegrationMetadata').implement({
   fields: (t) => ({
     server_name: t.exposeString('server_name', { nullable: true }),
     server_version: t.exposeString('server_version', { nullable: true }),
@@ -219,7 +219,7 @@ builder.queryFields((t) => ({
     resolve: (_, a, ctx) => getMcpIntegration(ctx.em, ctx.actor, String(a.id)),
   }),
   mcpIntegrationMetadata: t.field({
-    type: MetadataRef,
+    type: McpIntegrationMetadataRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, a, ctx) => getMcpIntegrationMetadata(ctx.em, ctx.actor, String(a.id)),
   }),

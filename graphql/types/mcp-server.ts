@@ -1,12 +1,12 @@
 import type { McpIntegrationDetailsView, McpServerView } from '../../src/services/mcp-servers/mcp-server-view.ts';
 import { listMcpServerConnections, listMcpServerUserAccess, type McpConnectionView, type McpUserAccessPage, type McpUserAccessView } from '../../src/services/mcp-servers/read-mcp-server-users.ts';
 import { getMcpServer, listMcpServerCapabilities, listMcpServers } from '../../src/services/mcp-servers/read-mcp-servers.ts';
-import { testMcpServer, type McpTestResult } from '../../src/services/mcp-servers/test-mcp-server.ts';
+import { getMcpServerMetadata, testMcpIntegration, testMcpServer, type McpTestResult } from '../../src/services/mcp-servers/test-mcp-server.ts';
 import { deleteMcpServerConnection, updateMcpServerCapabilities, updateMcpServerUserAccess } from '../../src/services/mcp-servers/write-mcp-server-access.ts';
 import { createMcpServer, deleteMcpServer, updateMcpServer } from '../../src/services/mcp-servers/write-mcp-servers.ts';
 import { builder } from '../builder.ts';
 import { plain } from '../input.ts';
-import { CapabilitiesInput, McpCapabilityPageRef, McpChangedRef, McpCreatedRef, McpSuccessRef } from './mcp-integration.ts';
+import { CapabilitiesInput, McpCapabilityPageRef, McpChangedRef, McpCreatedRef, McpIntegrationMetadataRef, McpSuccessRef } from './mcp-integration.ts';
 
 // MCP servers (control-plane-schemas 2.18): workspace instances of MCP integrations, with their
 // capabilities, per-user access and users' connections. The MCP gateway itself comes later.
@@ -132,6 +132,12 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true, description: 'Id or slug' }) },
     resolve: (_, a, ctx) => getMcpServer(ctx.em, ctx.actor, String(a.id)),
   }),
+  mcpServerMetadata: t.field({
+    type: McpIntegrationMetadataRef,
+    description: 'Its integration\'s server info and sync status',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, a, ctx) => getMcpServerMetadata(ctx.em, ctx.actor, String(a.id)),
+  }),
   mcpServerCapabilities: t.field({
     type: McpCapabilityPageRef,
     args: { id: t.arg.id({ required: true }), type: t.arg.string(), page: t.arg.int({ description: '1-based' }), page_size: t.arg.int() },
@@ -174,6 +180,12 @@ builder.mutationFields((t) => ({
     errors: { directResult: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, a, ctx) => testMcpServer(ctx.em, ctx.secretBox, ctx.actor, String(a.id)),
+  }),
+  testMcpIntegration: t.field({
+    type: TestResultRef,
+    errors: { directResult: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, a, ctx) => testMcpIntegration(ctx.em, ctx.secretBox, ctx.actor, String(a.id)),
   }),
   updateMcpServerCapabilities: t.field({
     type: McpSuccessRef,

@@ -4,7 +4,8 @@ import { readJsonBody } from './read-body.ts';
 import type { RestContext, RestRoute } from './types.ts';
 
 // MCP servers (api-catalogue "MCP Servers (6)", "> Capabilities (2)", "> User Access (2)",
-// "> Connections (2)"; control-plane-schemas 2.18).
+// "> Connections (2)"; control-plane-schemas 2.18), plus the draft routes `GET …/metadata` and
+// `POST /mcp-integrations/{id}/test` (api-catalogue Appendix A, "Gateway").
 
 const ITEM = `id slug name status description created_at last_updated_at mcp_integration_id workspace_id
   mcp_integration_details { id slug status configurations url transport auth_type }`;
@@ -37,6 +38,12 @@ const UPDATE = `mutation UpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!
 const DELETE = `mutation DeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on McpChanged { id } ${ERROR_FIELDS} } }`;
 const TEST = `mutation TestMcpServer($id: ID!) {
   testMcpServer(id: $id) { __typename ... on McpServerTestResult { success status_code response_time_ms url server_name error } ${ERROR_FIELDS} }
+}`;
+const METADATA = `query McpServerMetadata($id: ID!) {
+  mcpServerMetadata(id: $id) { server_name server_version protocol_version capability_flags sync_status last_synced_at sync_error }
+}`;
+const TEST_INTEGRATION = `mutation TestMcpIntegration($id: ID!) {
+  testMcpIntegration(id: $id) { __typename ... on McpServerTestResult { success status_code response_time_ms url server_name error } ${ERROR_FIELDS} }
 }`;
 const PUT_CAPABILITIES = `mutation UpdateMcpServerCapabilities($id: ID!, $input: UpdateMcpCapabilitiesInput!) {
   updateMcpServerCapabilities(id: $id, input: $input) { __typename ... on McpSuccess { success } ${ERROR_FIELDS} }
@@ -101,6 +108,8 @@ export const mcpServerRoutes: RestRoute[] = ['/v1', '/v2'].flatMap((v) => [
   { method: 'PUT', path: `${v}/mcp-servers/:id`, handler: (ctx) => mutate(ctx, UPDATE, 'updateMcpServer', () => ({})) },
   { method: 'DELETE', path: `${v}/mcp-servers/:id`, handler: (ctx) => answer(ctx, DELETE, { id: ctx.params.id }, 'deleteMcpServer', () => ({})) },
   { method: 'POST', path: `${v}/mcp-servers/:id/test`, handler: (ctx) => answer(ctx, TEST, { id: ctx.params.id }, 'testMcpServer', withoutTypename) },
+  { method: 'GET', path: `${v}/mcp-servers/:id/metadata`, handler: (ctx) => answer(ctx, METADATA, { id: ctx.params.id }, 'mcpServerMetadata') },
+  { method: 'POST', path: `${v}/mcp-integrations/:id/test`, handler: (ctx) => answer(ctx, TEST_INTEGRATION, { id: ctx.params.id }, 'testMcpIntegration', withoutTypename) },
   { method: 'GET', path: `${v}/mcp-servers/:id/capabilities`, handler: capabilities },
   { method: 'PUT', path: `${v}/mcp-servers/:id/capabilities`, handler: (ctx) => mutate(ctx, PUT_CAPABILITIES, 'updateMcpServerCapabilities', withoutTypename) },
   { method: 'GET', path: `${v}/mcp-servers/:id/user-access`, handler: userAccess },

@@ -191,6 +191,10 @@ describe('MCP servers over REST', () => {
     const ok = await call('POST', `/v1/mcp-servers/${s.slug}/test`);
     expect(ok).toEqual({ status: 200, body: { success: true, status_code: 200, response_time_ms: expect.any(Number), url: upstreamUrl, server_name: 'fake-upstream', error: null } });
     expect(seen.at(-1)!['x-upstream-key']).toBe('upstream-secret-0123456789');
+    // The draft routes: testing the integration itself, and a server's metadata (its integration's).
+    expect((await call('POST', `/v1/mcp-integrations/${i.slug}/test`)).body).toMatchObject({ success: true, server_name: 'fake-upstream', url: upstreamUrl });
+    await call('POST', `/v1/mcp-integrations/${i.id}/sync`, { server_name: 'fake-upstream', server_version: '0.1' });
+    expect((await call('GET', `/v1/mcp-servers/${s.id}/metadata`)).body).toMatchObject({ server_name: 'fake-upstream', server_version: '0.1', sync_status: 'synced' });
 
     await call('PUT', `/v1/mcp-integrations/${i.id}`, { url: upstreamUrl.replace('/mcp', '/fail') });
     const down = await call('POST', `/v1/mcp-servers/${s.id}/test`);

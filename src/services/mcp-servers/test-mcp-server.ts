@@ -4,6 +4,8 @@ import { McpIntegrationSchema } from '../../persistence/entities/index.ts';
 import type { McpIntegration } from '../../persistence/entities/mcp-integration.ts';
 import type { Actor } from '../auth/actor.ts';
 import { authorize } from '../auth/authorize.ts';
+import { findVisibleIntegration } from '../mcp-integrations/find-mcp-integration.ts';
+import { toMetadataView, type McpIntegrationMetadataView } from '../mcp-integrations/mcp-integration-view.ts';
 import { openConfigurations } from '../mcp-integrations/write-mcp-integrations.ts';
 import { findVisibleServer } from './find-mcp-server.ts';
 
@@ -43,13 +45,11 @@ function serverNameOf(contentType: string, text: string): string | null {
 }
 
 /**
- * Tests the upstream: an MCP `initialize` request over streamable HTTP (`http`), or opening the
- * event stream (`sse`); 2xx is success. Nothing is written; credentials never appear in the answer.
+ * Tests an integration's upstream: an MCP `initialize` request over streamable HTTP (`http`), or
+ * opening the event stream (`sse`); 2xx is success. Nothing is written; credentials never appear
+ * in the answer.
  */
-export async function testMcpServer(em: EntityManager, box: SecretBox, actor: Actor, idOrSlug: string): Promise<McpTestResult> {
-  authorize(actor, 'mcp_servers.read');
-  const s = await findVisibleServer(em, actor, idOrSlug);
-  const i = await em.findOneOrFail(McpIntegrationSchema, { id: s.integrationId });
+export async function testUpstream(box: SecretBox, i: McpIntegration): Promise<McpTestResult> {
   const headers = upstreamHeaders(box, i);
   const started = performance.now();
   const signal = AbortSignal.timeout(TIMEOUT_MS);
@@ -77,4 +77,24 @@ export async function testMcpServer(em: EntityManager, box: SecretBox, actor: Ac
     const timedOut = (err as Error).name === 'TimeoutError';
     return { success: false, status_code: null, response_time_ms: null, url: i.url, server_name: null, error: timedOut ? `No answer within ${TIMEOUT_MS} ms` : `Could not reach the upstream: ${(err as Error).message}` };
   }
+}
+
+/** POST /mcp-servers/{id}/test: the server's integration upstream. */
+export async function testMcpServer(em: EntityManager, box: SecretBox, actor: Actor, idOrSlug: string): Promise<McpTestResult> {
+  authorize(actor, 'mcp_servers.read');
+  const s = await findVisibleServer(em, actor, idOrSlug);
+  return testUpstream(box, await em.findOneOrFail(McpIntegrationSchema, { id: s.integrationId }));
+}
+
+/** POST /mcp-integrations/{id}/test (draft route). */
+export async function testMcpIntegration(em: EntityManager, box: SecretBox, actor: Actor, idOrSlug: string): Promise<McpTestResult> {
+  authorize(actor, 'mcp_integrations.read');
+  return testUpstream(box, await findVisibleIntegration(em, actor, idOrSlug));
+}
+
+/** GET /mcp-servers/{id}/metadata (draft route): its integration's server info and sync status. */
+export async function getMcpServerMetadata(em: EntityManager, actor: Actor, idOrSlug: string): Promise<McpIntegrationMetadataView> {
+  authorize(actor, 'mcp_servers.read');
+  const s = await findVisibleServer(em, actor, idOrSlug);
+  return toMetadataView(await em.findOneOrFail(McpIntegrationSchema, { id: s.integrationId }));
 }
