@@ -103,6 +103,7 @@ describe('deployments over REST', () => {
       credentials: { username: 'dp', password: '********' },
     };
     for (const ref of [id, slug]) expect(await call('GET', `/v1/deployments/${ref}`)).toEqual({ status: 200, body: item });
+    expect(await call('GET', `/v2/deployments/${id}`)).toEqual({ status: 200, body: item });
     expect((await call('GET', `/v1/deployments/${id}?include_credentials=true`)).body.credentials).toEqual({ username: 'dp', password: 'p4ssw0rd-very-secret' });
     expect((await call('GET', `/v1/deployments/${id}?include_credentials=true`, undefined, readKey)).body.error.code).toBe('missing_scope');
     expect((await call('GET', `/v1/deployments/${id}`, undefined, readKey)).body.credentials.password).toBe('********');

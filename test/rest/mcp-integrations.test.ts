@@ -97,6 +97,7 @@ describe('MCP integrations over REST', () => {
       secret_mappings: [{ target_field: 'configurations.token', secret_reference_id: 'ref-1' }],
     };
     for (const ref of [id, slug]) expect(await call('GET', `/v1/mcp-integrations/${ref}`)).toEqual({ status: 200, body: item });
+    expect(await call('GET', `/v2/mcp-integrations/${id}`)).toEqual({ status: 200, body: item });
 
     const list = await call('GET', '/v1/mcp-integrations?type=organisation');
     expect(list.status).toBe(200);

@@ -110,6 +110,7 @@ describe('MCP servers over REST', () => {
       mcp_integration_details: { id: i.id, slug: i.slug, status: 'active', configurations: { custom_headers: { 'x-upstream-key': '********6789' } }, url: upstreamUrl, transport: 'http', auth_type: 'headers' },
     };
     for (const ref of [id, slug]) expect(await call('GET', `/v1/mcp-servers/${ref}`)).toEqual({ status: 200, body: item });
+    expect(await call('GET', `/v2/mcp-servers/${id}`)).toEqual({ status: 200, body: item });
     // User keys do not get the integration details.
     expect((await call('GET', `/v1/mcp-servers/${id}`, undefined, userKey)).body.mcp_integration_details).toBeNull();
 
@@ -358,6 +359,7 @@ describe('MCP servers over GraphQL', () => {
       mcpServerCapabilities(id: $id) { total data { name enabled integration_enabled } }
       mcpServerUserAccess(id: $id) { default_user_access }
       mcpServerConnections(id: $id) { total has_more }
+      mcpServerMetadata(id: $id) { sync_status }
     }`, { id, ids: id });
     expect(read.errors).toBeUndefined();
     expect(read.data).toEqual({
@@ -366,7 +368,10 @@ describe('MCP servers over GraphQL', () => {
       mcpServerCapabilities: { total: 1, data: [{ name: 'only', enabled: true, integration_enabled: true }] },
       mcpServerUserAccess: { default_user_access: 'allow' },
       mcpServerConnections: { total: 0, has_more: false },
+      mcpServerMetadata: { sync_status: 'synced' },
     });
+    const itest = await gql(`mutation($id: ID!) { testMcpIntegration(id: $id) { __typename ... on McpServerTestResult { success url } } }`, { id: i.slug });
+    expect(itest.data.testMcpIntegration).toEqual({ __typename: 'McpServerTestResult', success: true, url: upstreamUrl });
 
     const ops = await gql(`mutation($id: ID!) {
       updateMcpServer(id: $id, input: { name: "G2" }) { __typename ... on McpChanged { id } }
