@@ -47,8 +47,10 @@ const cp = await startControlPlane({
   secretBox: createSecretBox(secretKey.key),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
-  // Embedded: the in-process worker's own address unless the public one is set.
-  gatewayUrls: env.GATEWAY_PUBLIC_URLS ?? [`http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${env.WORKER_PORT}`],
+  // Embedded: the in-process worker's own address (localhost for a wildcard bind) unless the public one is set.
+  gatewayUrls: env.GATEWAY_PUBLIC_URLS ?? [
+    `http://${['0.0.0.0', '::'].includes(env.HOST) ? 'localhost' : env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${env.WORKER_PORT}`,
+  ],
   // PGlite takes one connection: no dedicated LISTEN connection; the one replica polls its change log often.
   sync: { listen: false, pollIntervalMs: 250 },
 });
