@@ -37,6 +37,9 @@ await migrate(orm, { lock: false });
 const boot = await bootstrap(orm, { adminKey: env.GATEWAY_ADMIN_KEY });
 
 const workerToken = generateApiKeySecret(48); // in-process only: never leaves this machine
+// Shown in deployment and MCP server answers: GATEWAY_PUBLIC_URLS, else the in-process worker's
+// address, known once it listens (WORKER_PORT may be 0); the control plane reads this array as is.
+const gatewayUrls: string[] = [...(env.GATEWAY_PUBLIC_URLS ?? [])];
 const cp = await startControlPlane({
   orm,
   host: env.HOST,
@@ -47,10 +50,7 @@ const cp = await startControlPlane({
   secretBox: createSecretBox(secretKey.key),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
-  // Embedded: the in-process worker's own address (localhost for a wildcard bind) unless the public one is set.
-  gatewayUrls: env.GATEWAY_PUBLIC_URLS ?? [
-    `http://${['0.0.0.0', '::'].includes(env.HOST) ? 'localhost' : env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${env.WORKER_PORT}`,
-  ],
+  gatewayUrls,
   // PGlite takes one connection: no dedicated LISTEN connection; the one replica polls its change log often.
   sync: { listen: false, pollIntervalMs: 250 },
 });
@@ -67,6 +67,7 @@ const worker = await startNodeWorker(
   env.HOST,
   env.WORKER_PORT,
 );
+if (!env.GATEWAY_PUBLIC_URLS) gatewayUrls.push(worker.url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost'));
 
 const key = boot.created ? boot.adminKey! : '<the admin key printed at first start>';
 console.log(`
