@@ -16,12 +16,15 @@ export interface GraphQLContext {
   secretBox: SecretBox;
   /** Public base URLs of the gateway workers (GATEWAY_PUBLIC_URLS), first the default. */
   gatewayUrls: string[];
+  /** Private hosts outbound checks may reach (TRUSTED_CUSTOM_HOSTS). */
+  trustedHosts: string[];
 }
 
 export interface ContextOptions {
   publicUrl: string | null;
   secretBox: SecretBox;
   gatewayUrls?: string[];
+  trustedHosts?: string[];
 }
 
 /**
@@ -74,5 +77,6 @@ export async function buildContext(orm: MikroORM, request: Request, ip: string |
     publicUrl: opts.publicUrl,
     secretBox: opts.secretBox,
     gatewayUrls: opts.gatewayUrls ?? [],
+    trustedHosts: opts.trustedHosts ?? [],
   };
 }

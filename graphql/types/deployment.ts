@@ -141,7 +141,7 @@ builder.queryFields((t) => ({
   deploymentPing: t.field({
     type: DeploymentPingRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, a, ctx) => pingDeployment(ctx.em, ctx.actor, ctx.gatewayUrls, String(a.id)),
+    resolve: (_, a, ctx) => pingDeployment(ctx.em, ctx.actor, ctx.gatewayUrls, String(a.id), ctx.trustedHosts),
   }),
 }));
 

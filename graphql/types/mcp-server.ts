@@ -179,13 +179,13 @@ builder.mutationFields((t) => ({
     type: TestResultRef,
     errors: { directResult: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, a, ctx) => testMcpServer(ctx.em, ctx.secretBox, ctx.actor, String(a.id)),
+    resolve: (_, a, ctx) => testMcpServer(ctx.em, ctx.secretBox, ctx.actor, String(a.id), ctx.trustedHosts),
   }),
   testMcpIntegration: t.field({
     type: TestResultRef,
     errors: { directResult: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, a, ctx) => testMcpIntegration(ctx.em, ctx.secretBox, ctx.actor, String(a.id)),
+    resolve: (_, a, ctx) => testMcpIntegration(ctx.em, ctx.secretBox, ctx.actor, String(a.id), ctx.trustedHosts),
   }),
   updateMcpServerCapabilities: t.field({
     type: McpSuccessRef,

@@ -31,6 +31,8 @@ export interface ControlPlaneOptions {
   publicUrl?: string | null;
   /** Public base URLs of the gateway workers (GATEWAY_PUBLIC_URLS), shown in deployment and MCP server answers. */
   gatewayUrls?: string[];
+  /** TRUSTED_CUSTOM_HOSTS: private hosts the MCP upstream test and deployment ping may reach. */
+  trustedHosts?: string[];
   /** Watch: change feed (LISTEN/NOTIFY + poll) and resource_change retention. */
   sync?: SyncOptions;
 }
@@ -47,7 +49,7 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<RunningControlPlane> {
   const { orm, logger } = opts;
-  const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox, gatewayUrls: opts.gatewayUrls ?? [] });
+  const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox, gatewayUrls: opts.gatewayUrls ?? [], trustedHosts: opts.trustedHosts ?? [] });
   const rest = createRestRouter(graphql.run, logger);
 
   async function health(): Promise<Response> {

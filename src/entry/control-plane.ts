@@ -2,7 +2,7 @@
 import { createLogger } from '../domain/logger.ts';
 import { loadGrpcServerTls } from '../grpc/tls-files.ts';
 import type { GrpcServerTls } from '../grpc/server.ts';
-import { loadControlPlaneEnv, type ControlPlaneEnv } from '../platform/env.ts';
+import { loadControlPlaneEnv, parseHostList, type ControlPlaneEnv } from '../platform/env.ts';
 import { createSecretBox } from '../platform/secret-box.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
 import { bootstrap } from '../services/bootstrap/bootstrap.ts';
@@ -41,6 +41,7 @@ const cp = await startControlPlane({
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
   gatewayUrls: env.GATEWAY_PUBLIC_URLS ?? [],
+  trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
   sync: { databaseUrl: env.DATABASE_URL, retentionMs: env.RESOURCE_CHANGE_RETENTION_MS, pollIntervalMs: env.SYNC_POLL_INTERVAL_MS },
 });
 onShutdown(logger, async () => {

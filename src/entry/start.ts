@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { generateApiKeySecret } from '../domain/api-key-secret.ts';
 import { createLogger } from '../domain/logger.ts';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.ts';
-import { loadEmbeddedEnv, loadWorkerEnv, type EmbeddedEnv } from '../platform/env.ts';
+import { loadEmbeddedEnv, loadWorkerEnv, parseHostList, type EmbeddedEnv } from '../platform/env.ts';
 import { createSecretBox, loadOrCreateKeyFile } from '../platform/secret-box.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
 import { bootstrap } from '../services/bootstrap/bootstrap.ts';
@@ -51,6 +51,7 @@ const cp = await startControlPlane({
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
   gatewayUrls,
+  trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
   // PGlite takes one connection: no dedicated LISTEN connection; the one replica polls its change log often.
   sync: { listen: false, pollIntervalMs: 250 },
 });

@@ -49,6 +49,8 @@ const controlPlane = z.object({
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
   GATEWAY_PUBLIC_URLS: gatewayUrls,
+  // Private hosts the control plane may test or ping (MCP upstreams, deployments), like the workers' setting.
+  TRUSTED_CUSTOM_HOSTS: z.string().default(''),
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';

@@ -205,6 +205,8 @@ describe('deployments over REST', () => {
     await new Promise<void>((r) => closed.close(() => r()));
     const down = await makeDeployment({ auth_settings: { gateway_base_url: `http://127.0.0.1:${port}` } });
     expect((await call('GET', `/v1/deployments/${down.slug}/ping`)).body).toMatchObject({ success: false, status_code: null, error: expect.stringContaining('Could not reach') });
+    const internal = await makeDeployment({ auth_settings: { gateway_base_url: 'http://10.1.2.3:8787' } });
+    expect((await call('GET', `/v1/deployments/${internal.id}/ping`)).body).toMatchObject({ success: false, url: 'http://10.1.2.3:8787/health', status_code: null, error: expect.stringContaining('private or reserved') });
     expect((await call('GET', '/v1/deployments/missing/ping')).status).toBe(404);
   });
 

@@ -209,6 +209,13 @@ describe('MCP servers over REST', () => {
     const unreachable = await call('POST', `/v1/mcp-servers/${s.id}/test`);
     expect(unreachable.body).toMatchObject({ success: false, status_code: null, response_time_ms: null, error: expect.stringContaining('Could not reach') });
     expect(JSON.stringify(unreachable.body)).not.toContain('upstream-secret');
+
+    // Private and metadata addresses are not called unless trusted (TRUSTED_CUSTOM_HOSTS).
+    await call('PUT', `/v1/mcp-integrations/${i.id}`, { url: 'http://169.254.169.254/latest/meta-data' });
+    const metadata = await call('POST', `/v1/mcp-servers/${s.id}/test`);
+    expect(metadata.body).toMatchObject({ success: false, status_code: null, url: 'http://169.254.169.254/latest/meta-data', error: expect.stringContaining('private or reserved') });
+    await call('PUT', `/v1/mcp-integrations/${i.id}`, { url: 'http://localhost:1/mcp' });
+    expect((await call('POST', `/v1/mcp-integrations/${i.id}/test`)).body.error).toContain('TRUSTED_CUSTOM_HOSTS');
   });
 
   it('lists and toggles capabilities at server level on top of the integration', async () => {

@@ -52,6 +52,8 @@ export interface StackOptions {
   publicUrl?: string | null;
   /** GATEWAY_PUBLIC_URLS of the control plane. */
   gatewayUrls?: string[];
+  /** TRUSTED_CUSTOM_HOSTS of the control plane (default 127.0.0.1, as the workers'). */
+  trustedHosts?: string[];
   sync?: SyncOptions;
   /** The control plane's WORKER_TOKEN (default {@link TEST_WORKER_TOKEN}); workers still send `workerSettings().workerToken`. */
   workerToken?: string;
@@ -106,6 +108,7 @@ export async function startStack(
     rotationIntervalMs: opts.rotationIntervalMs,
     publicUrl: opts.publicUrl ?? null,
     gatewayUrls: opts.gatewayUrls,
+    trustedHosts: opts.trustedHosts ?? ['127.0.0.1'],
     sync: opts.sync,
   });
   const workers: NodeWorker[] = [];
@@ -138,6 +141,7 @@ export async function startStack(
       rotationIntervalMs: 0,
       publicUrl: opts.publicUrl ?? null,
       gatewayUrls: opts.gatewayUrls,
+      trustedHosts: opts.trustedHosts ?? ['127.0.0.1'],
       sync: replicaOpts.sync ?? opts.sync,
     });
     replicas.push(replica);

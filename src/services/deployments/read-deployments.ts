@@ -6,6 +6,7 @@ import type { Actor } from '../auth/actor.ts';
 import { authorize } from '../auth/authorize.ts';
 import { pageWindow } from '../paging.ts';
 import { findWorkspace } from '../workspaces/find-workspace.ts';
+import { outboundRefusal } from './outbound-check.ts';
 import { toDeploymentView, type DeploymentPage, type DeploymentView } from './deployment-view.ts';
 import { deploymentSecretContext, findDeployment } from './find-deployment.ts';
 
@@ -71,11 +72,13 @@ export interface DeploymentPing {
 const PING_TIMEOUT_MS = 5_000;
 
 /** GET /deployments/{id}/ping: the deployment's gateway `/health`, reached from the control plane. */
-export async function pingDeployment(em: EntityManager, actor: Actor, gatewayUrls: readonly string[], idOrSlug: string): Promise<DeploymentPing> {
+export async function pingDeployment(em: EntityManager, actor: Actor, gatewayUrls: readonly string[], idOrSlug: string, trustedHosts: readonly string[]): Promise<DeploymentPing> {
   authorize(actor, 'deployments.read');
   const view = toDeploymentView(await findDeployment(em, actor, idOrSlug), gatewayUrls, null);
   if (!view.gateway_base_url) return { success: false, url: null, status_code: null, response_time_ms: null, gateway_status: null, error: 'The deployment has no gateway_base_url and GATEWAY_PUBLIC_URLS is not set' };
   const url = `${view.gateway_base_url}/health`;
+  const refused = outboundRefusal(url, trustedHosts);
+  if (refused) return { success: false, url, status_code: null, response_time_ms: null, gateway_status: null, error: refused };
   const started = performance.now();
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(PING_TIMEOUT_MS) });

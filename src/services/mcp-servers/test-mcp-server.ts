@@ -4,6 +4,7 @@ import { McpIntegrationSchema } from '../../persistence/entities/index.ts';
 import type { McpIntegration } from '../../persistence/entities/mcp-integration.ts';
 import type { Actor } from '../auth/actor.ts';
 import { authorize } from '../auth/authorize.ts';
+import { outboundRefusal } from '../deployments/outbound-check.ts';
 import { findVisibleIntegration } from '../mcp-integrations/find-mcp-integration.ts';
 import { toMetadataView, type McpIntegrationMetadataView } from '../mcp-integrations/mcp-integration-view.ts';
 import { openConfigurations } from '../mcp-integrations/write-mcp-integrations.ts';
@@ -49,7 +50,9 @@ function serverNameOf(contentType: string, text: string): string | null {
  * opening the event stream (`sse`); 2xx is success. Nothing is written; credentials never appear
  * in the answer.
  */
-export async function testUpstream(box: SecretBox, i: McpIntegration): Promise<McpTestResult> {
+export async function testUpstream(box: SecretBox, i: McpIntegration, trustedHosts: readonly string[]): Promise<McpTestResult> {
+  const refused = outboundRefusal(i.url, trustedHosts);
+  if (refused) return { success: false, status_code: null, response_time_ms: null, url: i.url, server_name: null, error: refused };
   const headers = upstreamHeaders(box, i);
   const started = performance.now();
   const signal = AbortSignal.timeout(TIMEOUT_MS);
@@ -80,16 +83,16 @@ export async function testUpstream(box: SecretBox, i: McpIntegration): Promise<M
 }
 
 /** POST /mcp-servers/{id}/test: the server's integration upstream. */
-export async function testMcpServer(em: EntityManager, box: SecretBox, actor: Actor, idOrSlug: string): Promise<McpTestResult> {
+export async function testMcpServer(em: EntityManager, box: SecretBox, actor: Actor, idOrSlug: string, trustedHosts: readonly string[]): Promise<McpTestResult> {
   authorize(actor, 'mcp_servers.read');
   const s = await findVisibleServer(em, actor, idOrSlug);
-  return testUpstream(box, await em.findOneOrFail(McpIntegrationSchema, { id: s.integrationId }));
+  return testUpstream(box, await em.findOneOrFail(McpIntegrationSchema, { id: s.integrationId }), trustedHosts);
 }
 
 /** POST /mcp-integrations/{id}/test (draft route). */
-export async function testMcpIntegration(em: EntityManager, box: SecretBox, actor: Actor, idOrSlug: string): Promise<McpTestResult> {
+export async function testMcpIntegration(em: EntityManager, box: SecretBox, actor: Actor, idOrSlug: string, trustedHosts: readonly string[]): Promise<McpTestResult> {
   authorize(actor, 'mcp_integrations.read');
-  return testUpstream(box, await findVisibleIntegration(em, actor, idOrSlug));
+  return testUpstream(box, await findVisibleIntegration(em, actor, idOrSlug), trustedHosts);
 }
 
 /** GET /mcp-servers/{id}/metadata (draft route): its integration's server info and sync status. */
