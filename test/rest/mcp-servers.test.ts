@@ -63,6 +63,10 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+        return;
+      }
       if (req.url === '/fail') {
         res.writeHead(503).end('down');
         return;
@@ -199,6 +203,8 @@ describe('MCP servers over REST', () => {
 
     await call('PUT', `/v1/mcp-integrations/${i.id}`, { url: upstreamUrl.replace('/mcp', '/fail') });
     const down = await call('POST', `/v1/mcp-servers/${s.id}/test`);
+    await call('PUT', `/v1/mcp-integrations/${i.id}`, { url: upstreamUrl.replace('/mcp', '/redirect') });
+    expect((await call('POST', `/v1/mcp-servers/${s.id}/test`)).body).toMatchObject({ success: false, status_code: 302, error: 'Upstream answered 302' });
     expect(down.body).toMatchObject({ success: false, status_code: 503, server_name: null, error: 'Upstream answered 503' });
 
     const closed = createServer();

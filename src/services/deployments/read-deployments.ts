@@ -81,7 +81,7 @@ export async function pingDeployment(em: EntityManager, actor: Actor, gatewayUrl
   if (refused) return { success: false, url, status_code: null, response_time_ms: null, gateway_status: null, error: refused };
   const started = performance.now();
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(PING_TIMEOUT_MS) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(PING_TIMEOUT_MS), redirect: 'manual' });
     const response_time_ms = Math.round(performance.now() - started);
     let gateway_status: string | null = null;
     try {

@@ -59,7 +59,7 @@ export async function testUpstream(box: SecretBox, i: McpIntegration, trustedHos
   try {
     const res =
       i.transport === 'sse'
-        ? await fetch(i.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' }, signal })
+        ? await fetch(i.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' }, signal, redirect: 'manual' })
         : await fetch(i.url, {
             method: 'POST',
             headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -70,6 +70,8 @@ export async function testUpstream(box: SecretBox, i: McpIntegration, trustedHos
               params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gateway-control-plane', version: '1' } },
             }),
             signal,
+            // A redirect is an answer, not a hop: it could lead past the address check.
+            redirect: 'manual',
           });
     const response_time_ms = Math.round(performance.now() - started);
     let server_name: string | null = null;
