@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, invalidParameter, notFound } from '../../domain/errors.ts';
+import { AppError, notFound } from '../../domain/errors.ts';
 import { generateSlug } from '../../domain/slug.ts';
 import { parseWith } from '../../domain/validation.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
@@ -143,4 +143,3 @@ export async function deleteMcpIntegration(em: EntityManager, actor: Actor, meta
 export const notOrganisationLevel = (): AppError =>
   new AppError(400, 'invalid_request_error', 'workspace_integration', 'Workspace access applies to organisation-level integrations only', 'id');
 
-export { invalidParameter };
