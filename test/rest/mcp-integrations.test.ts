@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { Migration0010DeploymentsMcp } from '../../src/persistence/migrations/0010-deployments-mcp.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 // MCP integrations (issue 4 item 8; control-plane-schemas 2.18) over REST and GraphQL.
@@ -337,5 +338,21 @@ describe('MCP integrations over GraphQL', () => {
     expect(del.body.data.deleteMcpIntegration).toEqual({ __typename: 'McpChanged', id });
     const gone = await gql(`query($id: ID!) { mcpIntegration(id: $id) { id } }`, { id });
     expect(gone.body.errors[0].extensions).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('migration 0010', () => {
+  it('gives a bootstrap admin key from before it the new deployments and MCP scopes, once', async () => {
+    const [key] = await sql<{ id: string; scopes: string[] }>("select id, scopes from api_key where creation_mode = 'bootstrap'");
+    const older = key!.scopes.filter((x) => !/^(deployments|mcp_integrations|mcp_servers)\./.test(x));
+    await sql('update api_key set scopes = ?::jsonb where id = ?', [JSON.stringify(older), key!.id]);
+    const migration = new Migration0010DeploymentsMcp(stack.db.orm.em.getDriver(), stack.db.orm.config);
+    await migration.up();
+    const topUps = migration.getQueries().filter((q): q is string => typeof q === 'string' && q.startsWith('update api_key'));
+    expect(topUps).toHaveLength(15);
+    for (const q of [...topUps, ...topUps]) await sql(q);
+    const [after] = await sql<{ scopes: string[] }>('select scopes from api_key where id = ?', [key!.id]);
+    expect([...after!.scopes].sort()).toEqual([...key!.scopes].sort());
+    expect(after!.scopes.filter((x) => x === 'mcp_servers.list')).toHaveLength(1);
   });
 });
