@@ -14,11 +14,17 @@ export interface GraphQLContext {
   publicUrl: string | null;
   /** Opens secrets kept sealed at rest (GATEWAY_SECRET_KEY). */
   secretBox: SecretBox;
+  /** Public base URLs of the gateway workers (GATEWAY_PUBLIC_URLS), first the default. */
+  gatewayUrls: string[];
+  /** Private hosts outbound checks may reach (TRUSTED_CUSTOM_HOSTS). */
+  trustedHosts: string[];
 }
 
 export interface ContextOptions {
   publicUrl: string | null;
   secretBox: SecretBox;
+  gatewayUrls?: string[];
+  trustedHosts?: string[];
 }
 
 /**
@@ -70,5 +76,7 @@ export async function buildContext(orm: MikroORM, request: Request, ip: string |
     },
     publicUrl: opts.publicUrl,
     secretBox: opts.secretBox,
+    gatewayUrls: opts.gatewayUrls ?? [],
+    trustedHosts: opts.trustedHosts ?? [],
   };
 }

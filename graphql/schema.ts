@@ -19,5 +19,8 @@ import './types/pricing.ts';
 import './types/secret-reference.ts';
 import './types/guardrail.ts';
 import './types/guardrail-settings.ts';
+import './types/deployment.ts';
+import './types/mcp-integration.ts';
+import './types/mcp-server.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

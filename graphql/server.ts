@@ -36,10 +36,14 @@ export interface GraphQLOptions {
   publicUrl?: string | null;
   /** Opens secrets kept sealed at rest (GATEWAY_SECRET_KEY). */
   secretBox: SecretBox;
+  /** Public base URLs of the gateway workers (GATEWAY_PUBLIC_URLS). */
+  gatewayUrls?: string[];
+  /** Private hosts outbound checks may reach (TRUSTED_CUSTOM_HOSTS). */
+  trustedHosts?: string[];
 }
 
 export function createGraphQL(orm: MikroORM, logger: Logger, opts: GraphQLOptions): GraphQLApi {
-  const contextOptions = { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox };
+  const contextOptions = { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox, gatewayUrls: opts.gatewayUrls ?? [], trustedHosts: opts.trustedHosts ?? [] };
   const context = (request: Request, ip: string | null) => buildContext(orm, request, ip, contextOptions);
   const yoga = createYoga<ServerContext>({
     schema,

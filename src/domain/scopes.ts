@@ -23,6 +23,8 @@ export const ORGANISATION_SCOPES: readonly string[] = [
   // Secret references are organisation resources shared with workspaces (control-plane-schemas 2.17).
   ...crud('secret_references'),
   ...crud('audit_logs').filter((s) => s.endsWith('.list') || s.endsWith('.read')),
+  // Gateway installations registered with the organisation (control-plane-schemas 2.19, draft).
+  ...crud('deployments'),
 ];
 
 /** Scopes that make sense within one workspace. */
@@ -39,6 +41,9 @@ export const WORKSPACE_SCOPES: readonly string[] = [
   ...crud('prompts'),
   ...crud('rate_limit_policies'),
   ...crud('usage_limit_policies'),
+  // MCP registry (control-plane-schemas 2.18): integrations may be workspace-level, servers always are.
+  ...crud('mcp_integrations'),
+  ...crud('mcp_servers'),
   'analytics.view',
   'feedback.create',
   'feedback.update',

@@ -32,6 +32,10 @@ export interface ControlPlaneOptions {
   secretBox: SecretBox;
   /** Public base URL of the control plane (PUBLIC_CONTROL_PLANE_URL), for links it hands out. */
   publicUrl?: string | null;
+  /** Public base URLs of the gateway workers (GATEWAY_PUBLIC_URLS), shown in deployment and MCP server answers. */
+  gatewayUrls?: string[];
+  /** TRUSTED_CUSTOM_HOSTS: private hosts the MCP upstream test and deployment ping may reach. */
+  trustedHosts?: string[];
   /** Watch: change feed (LISTEN/NOTIFY + poll) and resource_change retention. */
   sync?: SyncOptions;
   /** Where `env` and `file` secret references may read (SECRET_REFERENCE_ENV_PREFIX, SECRET_REFERENCE_FILE_ROOT). */
@@ -50,7 +54,7 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<RunningControlPlane> {
   const { orm, logger } = opts;
-  const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox });
+  const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox, gatewayUrls: opts.gatewayUrls ?? [], trustedHosts: opts.trustedHosts ?? [] });
   const rest = createRestRouter(graphql.run, logger);
 
   async function health(): Promise<Response> {

@@ -2,7 +2,7 @@
 import { createLogger } from '../domain/logger.ts';
 import { loadGrpcServerTls } from '../grpc/tls-files.ts';
 import type { GrpcServerTls } from '../grpc/server.ts';
-import { loadControlPlaneEnv, type ControlPlaneEnv } from '../platform/env.ts';
+import { loadControlPlaneEnv, parseHostList, type ControlPlaneEnv } from '../platform/env.ts';
 import { createSecretBox } from '../platform/secret-box.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
 import { bootstrap } from '../services/bootstrap/bootstrap.ts';
@@ -40,6 +40,8 @@ const cp = await startControlPlane({
   secretBox: createSecretBox(env.GATEWAY_SECRET_KEY),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
+  gatewayUrls: env.GATEWAY_PUBLIC_URLS ?? [],
+  trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
   sync: { databaseUrl: env.DATABASE_URL, retentionMs: env.RESOURCE_CHANGE_RETENTION_MS, pollIntervalMs: env.SYNC_POLL_INTERVAL_MS },
   secretReferences: { env: process.env, envPrefix: env.SECRET_REFERENCE_ENV_PREFIX, fileRoot: env.SECRET_REFERENCE_FILE_ROOT ?? null },
 });

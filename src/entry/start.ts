@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { generateApiKeySecret } from '../domain/api-key-secret.ts';
 import { createLogger } from '../domain/logger.ts';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.ts';
-import { loadEmbeddedEnv, loadWorkerEnv, type EmbeddedEnv } from '../platform/env.ts';
+import { loadEmbeddedEnv, loadWorkerEnv, parseHostList, type EmbeddedEnv } from '../platform/env.ts';
 import { createSecretBox, loadOrCreateKeyFile } from '../platform/secret-box.ts';
 import { migrate, openOrm } from '../persistence/orm.ts';
 import { bootstrap } from '../services/bootstrap/bootstrap.ts';
@@ -37,6 +37,9 @@ await migrate(orm, { lock: false });
 const boot = await bootstrap(orm, { adminKey: env.GATEWAY_ADMIN_KEY });
 
 const workerToken = generateApiKeySecret(48); // in-process only: never leaves this machine
+// Shown in deployment and MCP server answers: GATEWAY_PUBLIC_URLS, else the in-process worker's
+// address, known once it listens (WORKER_PORT may be 0); the control plane reads this array as is.
+const gatewayUrls: string[] = [...(env.GATEWAY_PUBLIC_URLS ?? [])];
 const cp = await startControlPlane({
   orm,
   host: env.HOST,
@@ -47,6 +50,8 @@ const cp = await startControlPlane({
   secretBox: createSecretBox(secretKey.key),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
+  gatewayUrls,
+  trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
   // PGlite takes one connection: no dedicated LISTEN connection; the one replica polls its change log often.
   sync: { listen: false, pollIntervalMs: 250 },
 });
@@ -63,6 +68,7 @@ const worker = await startNodeWorker(
   env.HOST,
   env.WORKER_PORT,
 );
+if (!env.GATEWAY_PUBLIC_URLS) gatewayUrls.push(worker.url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost'));
 
 const key = boot.created ? boot.adminKey! : '<the admin key printed at first start>';
 console.log(`

@@ -20,6 +20,8 @@ const secretKey = z.string().refine(isValidSecretKey, SECRET_KEY_FORMAT);
 const rotationInterval = z.coerce.number().int().min(0).default(60_000);
 // The control plane's public base URL, for links it hands out (invites).
 const publicUrl = url(['http:', 'https:']).optional();
+// The gateway workers' public base URLs (comma-separated; the first is the default), shown in deployment and MCP server answers.
+const gatewayUrls = z.string().transform((v) => v.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)).pipe(z.array(url(['http:', 'https:']))).optional();
 
 const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -50,6 +52,9 @@ const controlPlane = z.object({
   // `file` references read only inside this directory (unset: file references are refused).
   SECRET_REFERENCE_ENV_PREFIX: z.string().regex(/^[A-Z][A-Z0-9_]*_$/, 'must be upper-case and end with _').default('SECRETREF_'),
   SECRET_REFERENCE_FILE_ROOT: z.string().min(1).optional(),
+  GATEWAY_PUBLIC_URLS: gatewayUrls,
+  // Private hosts the control plane may test or ping (MCP upstreams, deployments), like the workers' setting.
+  TRUSTED_CUSTOM_HOSTS: z.string().default(''),
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';
@@ -97,6 +102,7 @@ const embedded = z.object({
   GATEWAY_SECRET_KEY: secretKey.optional(),
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
+  GATEWAY_PUBLIC_URLS: gatewayUrls,
 });
 
 export type ControlPlaneEnv = z.output<typeof controlPlane>;

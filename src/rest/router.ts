@@ -11,6 +11,9 @@ import { modelPricingRoutes } from './model-pricing.ts';
 import { secretReferenceRoutes } from './secret-references.ts';
 import { guardrailRoutes } from './guardrails.ts';
 import { guardrailSettingsRoutes } from './guardrail-settings.ts';
+import { deploymentRoutes } from './deployments.ts';
+import { mcpIntegrationRoutes } from './mcp-integrations.ts';
+import { mcpServerRoutes } from './mcp-servers.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -34,6 +37,9 @@ const ROUTES: RestRoute[] = [
   ...secretReferenceRoutes,
   ...guardrailRoutes,
   ...guardrailSettingsRoutes,
+  ...deploymentRoutes,
+  ...mcpIntegrationRoutes,
+  ...mcpServerRoutes,
   ...inviteAcceptRoutes,
   ...userRoutes,
   ...workspaceRoutes,

@@ -50,6 +50,10 @@ export interface StackOptions {
   verbose?: boolean;
   rotationIntervalMs?: number;
   publicUrl?: string | null;
+  /** GATEWAY_PUBLIC_URLS of the control plane. */
+  gatewayUrls?: string[];
+  /** TRUSTED_CUSTOM_HOSTS of the control plane (default 127.0.0.1, as the workers'). */
+  trustedHosts?: string[];
   sync?: SyncOptions;
   /** The control plane's WORKER_TOKEN (default {@link TEST_WORKER_TOKEN}); workers still send `workerSettings().workerToken`. */
   workerToken?: string;
@@ -103,6 +107,8 @@ export async function startStack(
     secretBox,
     rotationIntervalMs: opts.rotationIntervalMs,
     publicUrl: opts.publicUrl ?? null,
+    gatewayUrls: opts.gatewayUrls,
+    trustedHosts: opts.trustedHosts ?? ['127.0.0.1'],
     sync: opts.sync,
   });
   const workers: NodeWorker[] = [];
@@ -134,6 +140,8 @@ export async function startStack(
       secretBox,
       rotationIntervalMs: 0,
       publicUrl: opts.publicUrl ?? null,
+      gatewayUrls: opts.gatewayUrls,
+      trustedHosts: opts.trustedHosts ?? ['127.0.0.1'],
       sync: replicaOpts.sync ?? opts.sync,
     });
     replicas.push(replica);

@@ -18,6 +18,9 @@ import { ProviderSchema } from './provider.ts';
 import { RateLimitPolicySchema } from './rate-limit-policy.ts';
 import { UsageLimitPolicyEntitySchema, UsageLimitPolicySchema } from './usage-limit-policy.ts';
 import { SecretReferenceSchema } from './secret-reference.ts';
+import { DeploymentSchema } from './deployment.ts';
+import { McpCapabilitySchema, McpIntegrationSchema, McpIntegrationWorkspaceSchema } from './mcp-integration.ts';
+import { McpServerCapabilitySchema, McpServerConnectionSchema, McpServerSchema, McpServerUserAccessSchema } from './mcp-server.ts';
 
 // One entity per line, so resources added in parallel merge cleanly.
 export const ENTITIES = [
@@ -43,6 +46,14 @@ export const ENTITIES = [
   UsageLimitPolicyEntitySchema,
   UsageLimitPolicySchema,
   SecretReferenceSchema,
+  DeploymentSchema,
+  McpCapabilitySchema,
+  McpIntegrationSchema,
+  McpIntegrationWorkspaceSchema,
+  McpServerCapabilitySchema,
+  McpServerConnectionSchema,
+  McpServerSchema,
+  McpServerUserAccessSchema,
 ];
 export {
   ApiKeySchema,
@@ -67,4 +78,12 @@ export {
   UsageLimitPolicyEntitySchema,
   UsageLimitPolicySchema,
   SecretReferenceSchema,
+  DeploymentSchema,
+  McpCapabilitySchema,
+  McpIntegrationSchema,
+  McpIntegrationWorkspaceSchema,
+  McpServerCapabilitySchema,
+  McpServerConnectionSchema,
+  McpServerSchema,
+  McpServerUserAccessSchema,
 };

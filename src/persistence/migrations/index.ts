@@ -7,6 +7,7 @@ import { Migration0006Configs } from './0006-configs.ts';
 import { Migration0007Guardrails } from './0007-guardrails.ts';
 import { Migration0008Integrations } from './0008-integrations.ts';
 import { Migration0009Policies } from './0009-policies.ts';
+import { Migration0010DeploymentsMcp } from './0010-deployments-mcp.ts';
 import { Migration0012ResourceLookup } from './0012-resource-lookup.ts';
 
 // Listed explicitly (not globbed) so tsx, vitest and Deno all load the same set.
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   { name: '0007-guardrails', class: Migration0007Guardrails },
   { name: '0008-integrations', class: Migration0008Integrations },
   { name: '0009-policies', class: Migration0009Policies },
+  { name: '0010-deployments-mcp', class: Migration0010DeploymentsMcp },
   { name: '0012-resource-lookup', class: Migration0012ResourceLookup },
 ];

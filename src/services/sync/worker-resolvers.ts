@@ -7,6 +7,7 @@ import type { SecretBox } from '../../platform/secret-box.ts';
 import type { SecretResolverOptions } from '../secret-references/resolve-secret-reference.ts';
 import { configWorkerResolver } from '../configs/worker-resolver.ts';
 import { guardrailWorkerResolvers } from '../guardrails/worker-resolver.ts';
+import { createMcpServerResolver } from '../mcp-servers/worker-resolver.ts';
 import { policySetResolver } from '../policies/worker-resolver.ts';
 import { providerWorkerResolver } from '../providers/worker-resolver.ts';
 import type { WorkerResolver } from './worker-resolver.ts';
@@ -41,7 +42,7 @@ export interface WorkerResolverDeps {
 }
 
 export function createWorkerResolvers(deps: WorkerResolverDeps): WorkerResolvers {
-  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver, ...guardrailWorkerResolvers]);
+  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver, ...guardrailWorkerResolvers, createMcpServerResolver(deps.secretBox)]);
 }
 
 /** Before the control plane wires its own (tests of single parts): configs and policies only. */
