@@ -6,6 +6,7 @@ import type { UsageRecord } from '../src/domain/usage-record.ts';
 import type { KeyHasher, ModelCatalogue, UpstreamFetch } from './contracts.ts';
 import type { ProviderDirectory } from './providers/directory.ts';
 import { catalogueResponse, wantsCatalogue } from './endpoints/models.ts';
+import { realtimeUpstream, type RealtimeUpstream } from './endpoints/realtime.ts';
 import { matchEndpoint, type EndpointRoute } from './endpoints/table.ts';
 import { authenticate } from './pipeline/authenticate.ts';
 import { callTarget, parseJsonBody, type GatewayCall } from './pipeline/call-target.ts';
@@ -40,10 +41,18 @@ export interface WorkerDeps {
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/** The fetch handler, plus the WebSocket upgrade of /v1/realtime for runtimes that can tunnel it. */
+export interface GatewayHandler extends FetchHandler {
+  /** Authenticates and routes an upgrade: where to open the provider's socket, or the refusal to send. */
+  realtime(request: Request): Promise<RealtimeUpstream | Response>;
+  /** Accounts a finished realtime session. */
+  finish(state: RequestState): void;
+}
+
 const PROXY_PREFIX = 'proxy/';
 
 /** The data plane as one web-standard fetch handler (ARCHITECTURE.md: Data plane request flow). */
-export function createGatewayHandler(deps: WorkerDeps): FetchHandler {
+export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
   const finish = (state: RequestState) => {
     const record = state.toRecord();
     if (record) deps.usage.push(record);
@@ -92,7 +101,34 @@ export function createGatewayHandler(deps: WorkerDeps): FetchHandler {
     }
   }
 
-  return async function handle(request: Request): Promise<Response> {
+  /** GET /v1/realtime: the same authentication and routing as every request, then a tunnel. */
+  async function realtime(request: Request): Promise<RealtimeUpstream | Response> {
+    let headers: GatewayHeaders;
+    try {
+      headers = readGatewayHeaders(request.headers);
+    } catch (err) {
+      return errorResponse(toAppError(err));
+    }
+    const state = new RequestState(headers.traceId, 'realtime', request.method);
+    state.setMetadata(headers.metadata);
+    try {
+      state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
+      if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
+      const { targets } = await resolveTargets(headers, state.key, targetDeps);
+      const target = targets[0]!;
+      state.provider = target.provider.name;
+      const q = request.url.indexOf('?');
+      return await realtimeUpstream(target, request, q < 0 ? '' : request.url.slice(q), state, deps.upstream);
+    } catch (err) {
+      const e = toAppError(err);
+      state.status = e.status;
+      state.errorCode = e.code;
+      finish(state);
+      return errorResponse(e, { 'x-gateway-trace-id': state.traceId });
+    }
+  }
+
+  const handle = async function handle(request: Request): Promise<Response> {
     const url = request.url;
     // Path and query without a URL object per request (the hot path).
     const start = url.indexOf('/', url.indexOf('//') + 2);
@@ -116,4 +152,5 @@ export function createGatewayHandler(deps: WorkerDeps): FetchHandler {
     }
     return errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${pathname}`));
   };
+  return Object.assign(handle, { realtime, finish });
 }

@@ -5,7 +5,7 @@ import { MemoryStore, type SharedStore } from '../../src/domain/store.ts';
 import { RedisStore } from '../../src/platform/redis-store.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
-import { createGatewayHandler, type FetchHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
+import { createGatewayHandler, type GatewayHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
 import { KeyCache } from '../sync/key-cache.ts';
 import { KeyWatcher } from '../sync/key-watcher.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
@@ -34,7 +34,7 @@ export interface WorkerSettings {
 }
 
 export interface AssembledWorker {
-  handler: FetchHandler;
+  handler: GatewayHandler;
   controlPlane: GrpcControlPlane;
   reporter: UsageReporter;
   keys: KeyCache;
