@@ -223,7 +223,13 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
       return result(out);
     }
     if (!isSse) {
-      const json = parseJson(await res.bytes());
+      const bytes = await res.bytes();
+      const json = parseJson(bytes);
+      if (json === undefined) {
+        // Not JSON (a provider's HTML error page, audio): nothing to translate.
+        afterResponse(() => deps.finish(state));
+        return result(bufferedResponse(bytes, res.status, headers));
+      }
       state.tokens = tokenCount(endpoint.usage?.(json)) ?? tokensFromUsage(isObject(json) ? json.usage : undefined) ?? state.tokens;
       const out = endpoint.response ? endpoint.response(json, ctx) : json;
       afterResponse(() => deps.finish(state));
