@@ -107,4 +107,13 @@ describe('pass-through', () => {
       await strict.close();
     }
   });
+
+  it('config override_params merge into a pass-through JSON body', async () => {
+    mock.program({ path: '/v1/custom/gen', body: { ok: 1 } });
+    const config = JSON.stringify({ provider: 'openai', api_key: 'sk-c', custom_host: mock.baseUrl, override_params: { temperature: 0 } });
+    const res = await fetch(`${gw.url}/v1/custom/gen`, { method: 'POST', headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(await res.json()).toEqual({ ok: 1 });
+    expect(mock.requests[0]!.json).toEqual({ a: 1, temperature: 0 });
+    expect(mock.requests[0]!.headers['content-type']).toBe('application/json');
+  });
 });

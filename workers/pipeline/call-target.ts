@@ -34,12 +34,14 @@ export interface CallDeps {
   finish(state: RequestState): void;
 }
 
+/**
+ * A provider's answer (gateway-side refusals are thrown as AppError instead, and never fall
+ * back: reference gateway, x-gateway-gateway-exception).
+ */
 export interface TargetResult {
   response: Response;
   /** The status the caller sees (what fallback and retry decide on). */
   status: number;
-  /** True when the gateway itself refused (never falls back); false for provider answers. */
-  gatewayError: boolean;
 }
 
 /** The spec's default moderation model (spec: Data-plane endpoints, POST /moderations). */
@@ -160,8 +162,12 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
       injectedUsage = prepared.injectedUsage;
       contentType = 'application/json';
     } else if (request.method !== 'GET' && request.method !== 'HEAD' && (route === null || route.body === 'stream')) {
-      outBody = request.body;
       contentType = request.headers.get('content-type');
+      if (route === null && target.overrideParams && contentType?.includes('json')) {
+        // Config override_params apply to pass-through JSON too (reference gateway: proxyHandler).
+        const parsed = parseJsonBody(await request.text(), 'proxy');
+        outBody = JSON.stringify({ ...parsed.body, ...target.overrideParams });
+      } else outBody = request.body;
     }
     const url = provider.passThroughUrl ? provider.passThroughUrl(call.path, ctx) : `${target.customHost ?? provider.baseUrl(ctx)}/${call.path}`;
     const auth = await provider.authHeaders(ctx);
@@ -180,7 +186,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
   const headers = responseHeadersFrom(res.headers, extra);
   const contentType = String(res.headers['content-type'] ?? '');
   const isSse = contentType.includes('text/event-stream');
-  const result = (response: Response): TargetResult => ({ response, status: res.status, gatewayError: false });
+  const result = (response: Response): TargetResult => ({ response, status: res.status });
 
   // Pass-through: the provider's answer exactly as sent; tokens read on the side.
   if (!route) return result(observe(res, headers, isSse, contentType, call, deps));
