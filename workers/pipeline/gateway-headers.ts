@@ -16,14 +16,17 @@ export interface GatewayHeaders {
   config: string | null;
   /** x-gateway-forward-headers: names forwarded upstream as given. */
   forwardHeaders: string[];
-  /** x-gateway-sensitive-headers: lower-cased names whose values are hashed in logs. */
+  /** x-gateway-sensitive-headers: lower-cased names whose values are hashed in logs (`*`: all). */
   sensitiveHeaders: string[];
   /** x-gateway-request-timeout, milliseconds. */
   requestTimeoutMs: number | null;
   /** x-gateway-fetch-integrated-models (GET /v1/models only). */
   fetchIntegratedModels: boolean;
-  /** Platform A, B and C headers and the provider key, in the adapter contract's names. */
-  credentials: ProviderCredentials;
+  /**
+   * The provider key and the platform headers (A, B, C) that concern `provider`, in the adapter
+   * contract's names. Read on demand: a plain OpenAI call reads none of the platform headers.
+   */
+  credentialsFor(provider: string): ProviderCredentials;
 }
 
 const MAX_TRACE_ID = 255;
@@ -67,6 +70,15 @@ function forwardList(h: Headers): string[] {
   return names;
 }
 
+function sensitiveList(h: Headers): string[] {
+  try {
+    return nameList(h, 'x-gateway-sensitive-headers').map((n) => n.toLowerCase());
+  } catch {
+    // Malformed: treat every forwarded header as sensitive rather than log a value in clear.
+    return ['*'];
+  }
+}
+
 function timeout(h: Headers): number | null {
   const raw = h.get('x-gateway-request-timeout')?.trim();
   if (!raw) return null;
@@ -77,27 +89,44 @@ function timeout(h: Headers): number | null {
 
 const opt = (h: Headers, name: string): string | undefined => h.get(name)?.trim() || undefined;
 
-function platformCredentials(h: Headers, providerKey: string | null): ProviderCredentials {
+const AZURE: [keyof ProviderCredentials, string][] = [
+  ['azureResourceName', 'x-gateway-azure-resource-name'],
+  ['azureDeploymentId', 'x-gateway-azure-deployment-id'],
+  ['azureApiVersion', 'x-gateway-azure-api-version'],
+  ['azureModelName', 'x-gateway-azure-model-name'],
+  ['accessToken', 'x-gateway-azure-ad-token'],
+];
+const VERTEX: [keyof ProviderCredentials, string][] = [
+  ['vertexProjectId', 'x-gateway-vertex-project-id'],
+  ['vertexRegion', 'x-gateway-vertex-region'],
+  ['vertexServiceAccountJson', 'x-gateway-vertex-service-account-json'],
+];
+const AWS: [keyof ProviderCredentials, string][] = [
+  ['awsAccessKeyId', 'x-gateway-aws-access-key-id'],
+  ['awsSecretAccessKey', 'x-gateway-aws-secret-access-key'],
+  ['awsSessionToken', 'x-gateway-aws-session-token'],
+  ['awsRegion', 'x-gateway-aws-region'],
+];
+
+/** The platform header groups a provider reads (reference gateway: merged when the provider matches). */
+function platformGroups(provider: string): [keyof ProviderCredentials, string][][] {
+  if (provider.startsWith('azure')) return [AZURE];
+  if (provider.startsWith('vertex')) return [VERTEX];
+  if (provider === 'bedrock' || provider === 'sagemaker') return [AWS];
+  return [];
+}
+
+function platformCredentials(h: Headers, providerKey: string | null, provider: string): ProviderCredentials {
   const c: ProviderCredentials = {};
   // Anthropic's own header is accepted as the provider key too (reference gateway: Claude Code).
   const key = providerKey ?? opt(h, 'x-api-key');
   if (key) c.apiKey = key;
-  const set = (field: keyof ProviderCredentials, header: string) => {
-    const v = opt(h, header);
-    if (v !== undefined) c[field] = v;
-  };
-  set('azureResourceName', 'x-gateway-azure-resource-name');
-  set('azureDeploymentId', 'x-gateway-azure-deployment-id');
-  set('azureApiVersion', 'x-gateway-azure-api-version');
-  set('azureModelName', 'x-gateway-azure-model-name');
-  set('accessToken', 'x-gateway-azure-ad-token');
-  set('vertexProjectId', 'x-gateway-vertex-project-id');
-  set('vertexRegion', 'x-gateway-vertex-region');
-  set('vertexServiceAccountJson', 'x-gateway-vertex-service-account-json');
-  set('awsAccessKeyId', 'x-gateway-aws-access-key-id');
-  set('awsSecretAccessKey', 'x-gateway-aws-secret-access-key');
-  set('awsSessionToken', 'x-gateway-aws-session-token');
-  set('awsRegion', 'x-gateway-aws-region');
+  for (const group of platformGroups(provider)) {
+    for (const [field, header] of group) {
+      const v = opt(h, header);
+      if (v !== undefined) c[field] = v;
+    }
+  }
   return c;
 }
 
@@ -134,13 +163,20 @@ export function readGatewayHeaders(h: Headers): GatewayHeaders {
     customHost: h.get('x-gateway-custom-host')?.trim() || null,
     traceId,
     metadata,
-    virtualKey: h.get('x-gateway-virtual-key')?.trim() || null,
+    // Read when used (only logs, managed providers and GET /models need these): the hot path reads fewer headers.
+    get virtualKey() {
+      return h.get('x-gateway-virtual-key')?.trim() || null;
+    },
     config: h.get('x-gateway-config')?.trim() || null,
     forwardHeaders: forwardList(h),
-    sensitiveHeaders: nameList(h, 'x-gateway-sensitive-headers').map((n) => n.toLowerCase()),
+    get sensitiveHeaders() {
+      return sensitiveList(h);
+    },
     requestTimeoutMs: timeout(h),
-    fetchIntegratedModels: (h.get('x-gateway-fetch-integrated-models') ?? '').trim().toLowerCase() === 'true',
-    credentials: platformCredentials(h, providerKey),
+    get fetchIntegratedModels() {
+      return (h.get('x-gateway-fetch-integrated-models') ?? '').trim().toLowerCase() === 'true';
+    },
+    credentialsFor: (provider) => platformCredentials(h, providerKey, provider),
   };
 }
 

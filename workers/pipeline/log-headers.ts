@@ -12,7 +12,7 @@ export async function headersForLog(incoming: Headers, names: readonly string[],
     const lower = name.toLowerCase();
     const v = incoming.get(lower);
     if (v === null) continue;
-    out[lower] = hidden.has(lower) ? `sha256:${await hash(v)}` : v;
+    out[lower] = hidden.has(lower) || hidden.has('*') ? `sha256:${await hash(v)}` : v;
   }
   return out;
 }

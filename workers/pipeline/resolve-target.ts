@@ -169,7 +169,7 @@ async function configTarget(leaf: { node: ConfigNode; settings: Inherited; path:
   const providerName = node.provider ?? h.provider;
   if (!providerName) throw new AppError(400, 'invalid_request_error', 'missing_provider', 'The config target names no provider.', param);
   const provider = adapterFor(providerName, param);
-  const credentials = { ...h.credentials, ...configCredentials(node) };
+  const credentials = { ...h.credentialsFor(provider.name), ...configCredentials(node) };
   requireKey(provider, credentials, param);
   const customHost = settings.customHost ? checkedHost(settings.customHost, deps.trustedHosts, `${param}: custom_host`) : h.customHost ? checkedHost(h.customHost, deps.trustedHosts) : undefined;
   return { provider, credentials, ...(customHost ? { customHost } : {}), ...common };
@@ -198,15 +198,16 @@ export async function resolveTargets(h: GatewayHeaders, key: ResolvedKey, deps: 
     if (h.customHost) throw invalidParameter('x-gateway-custom-host', 'x-gateway-custom-host cannot be combined with a managed provider');
     const m = await managed(slug, key, deps, h.provider?.startsWith('@') ? 'x-gateway-provider' : 'x-gateway-virtual-key');
     // Platform headers may name what the stored provider leaves open (a deployment, a version).
-    return { targets: [{ ...m, credentials: { ...withoutKey(h.credentials), ...m.credentials }, ...base }], config: null };
+    return { targets: [{ ...m, credentials: { ...withoutKey(h.credentialsFor(m.provider.name)), ...m.credentials }, ...base }], config: null };
   }
   if (!h.provider) {
     throw new AppError(400, 'invalid_request_error', 'missing_provider', 'Name the provider in x-gateway-provider (with Authorization: Bearer <provider key>), a managed provider as @slug, or send a config.', 'x-gateway-provider');
   }
   const provider = adapterFor(h.provider, 'x-gateway-provider');
-  requireKey(provider, h.credentials, 'authorization');
+  const credentials = h.credentialsFor(provider.name);
+  requireKey(provider, credentials, 'authorization');
   const customHost = h.customHost ? checkedHost(h.customHost, deps.trustedHosts) : undefined;
-  return { targets: [{ provider, credentials: h.credentials, ...(customHost ? { customHost } : {}), ...base }], config: null };
+  return { targets: [{ provider, credentials, ...(customHost ? { customHost } : {}), ...base }], config: null };
 }
 
 function withoutKey(c: ProviderCredentials): ProviderCredentials {

@@ -44,10 +44,11 @@ describe('readGatewayHeaders', () => {
       'x-gateway-aws-access-key-id': 'AKIA', 'x-gateway-aws-secret-access-key': 'sec', 'x-gateway-aws-session-token': 'tok', 'x-gateway-aws-region': 'eu-west-1',
     }));
     expect(h).toMatchObject({ forwardHeaders: ['X-Tenant', 'x-b'], sensitiveHeaders: ['x-tenant'], requestTimeoutMs: 2500, fetchIntegratedModels: true, virtualKey: 'vk-1', config: '{"provider":"openai"}' });
-    expect(h.credentials).toEqual({
-      apiKey: 'pk', azureResourceName: 'res', azureDeploymentId: 'dep', azureApiVersion: 'v', azureModelName: 'gpt-4o',
-      vertexProjectId: 'proj', vertexRegion: 'us-central1', awsAccessKeyId: 'AKIA', awsSecretAccessKey: 'sec', awsSessionToken: 'tok', awsRegion: 'eu-west-1',
-    });
+    expect(h.credentialsFor('azure-openai')).toEqual({ apiKey: 'pk', azureResourceName: 'res', azureDeploymentId: 'dep', azureApiVersion: 'v', azureModelName: 'gpt-4o' });
+    expect(h.credentialsFor('vertex-ai')).toEqual({ apiKey: 'pk', vertexProjectId: 'proj', vertexRegion: 'us-central1' });
+    expect(h.credentialsFor('bedrock')).toEqual({ apiKey: 'pk', awsAccessKeyId: 'AKIA', awsSecretAccessKey: 'sec', awsSessionToken: 'tok', awsRegion: 'eu-west-1' });
+    // another provider never receives a platform's credentials
+    expect(h.credentialsFor('openai')).toEqual({ apiKey: 'pk' });
   });
 
   it('rejects restricted forward headers and bad timeouts, naming the header', () => {
