@@ -48,7 +48,6 @@ export const COMPATIBLE_PROVIDERS: readonly CompatibleProvider[] = [
   { id: 'featherless-ai', baseUrl: 'https://api.featherless.ai/v1' },
   { id: 'kluster-ai', baseUrl: 'https://api.kluster.ai/v1' },
   { id: 'nscale', baseUrl: 'https://inference.api.nscale.com/v1' },
-  { id: 'nomic', baseUrl: 'https://api-atlas.nomic.ai/v1' },
   { id: 'stepfun', baseUrl: 'https://api.stepfun.com/v1' },
   { id: 'minimax', baseUrl: 'https://api.minimax.io/v1' },
 ];
