@@ -15,6 +15,20 @@ export interface ResourceLink {
   resolveResource(type: string, key: string): Promise<ResolvedResource | null>;
 }
 
+/** One model of the integrated catalogue (`GET /v1/models` with the fetch-integrated-models flag). */
+export interface CatalogueModel {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  [extra: string]: unknown;
+}
+
+/** The workspace's integrated model catalogue, from the control plane (wired to gRPC by the lead). */
+export interface ModelCatalogue {
+  listModels(workspaceId: string): Promise<CatalogueModel[]>;
+}
+
 export class ControlPlaneUnavailable extends Error {
   constructor(message = 'control plane unavailable') {
     super(message);
@@ -57,7 +71,8 @@ export interface UpstreamRequest {
   method: string;
   /** Lower-case names. */
   headers: Record<string, string>;
-  body: string | Uint8Array | null;
+  /** A stream is relayed as it arrives (multipart, binary and pass-through bodies). */
+  body: string | Uint8Array | ReadableStream<Uint8Array> | null;
   signal?: AbortSignal;
 }
 

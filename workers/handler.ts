@@ -3,12 +3,17 @@ import type { Logger } from '../src/domain/logger.ts';
 import type { TrustedHosts } from '../src/domain/net/custom-host.ts';
 import { DATA_PLANE_SCOPE } from '../src/domain/scopes.ts';
 import type { UsageRecord } from '../src/domain/usage-record.ts';
-import type { KeyHasher, UpstreamFetch } from './contracts.ts';
-import { chatCompletions } from './endpoints/chat-completions.ts';
+import type { KeyHasher, ModelCatalogue, UpstreamFetch } from './contracts.ts';
+import type { ProviderDirectory } from './providers/directory.ts';
+import { catalogueResponse, wantsCatalogue } from './endpoints/models.ts';
+import { realtimeUpstream, type RealtimeUpstream } from './endpoints/realtime.ts';
+import { matchEndpoint, type EndpointRoute } from './endpoints/table.ts';
 import { authenticate } from './pipeline/authenticate.ts';
-import { readGatewayHeaders } from './pipeline/gateway-headers.ts';
+import { callTarget, parseJsonBody, type GatewayCall } from './pipeline/call-target.ts';
+import { readGatewayHeaders, type GatewayHeaders } from './pipeline/gateway-headers.ts';
+import { headersForLog } from './pipeline/log-headers.ts';
 import { RequestState } from './pipeline/request-state.ts';
-import { resolveRoute } from './pipeline/resolve-route.ts';
+import { resolveTargets } from './pipeline/resolve-target.ts';
 import type { KeyCache } from './sync/key-cache.ts';
 
 export interface WorkerHealth {
@@ -28,32 +33,67 @@ export interface WorkerDeps {
   health(): WorkerHealth;
   /** Readiness (`GET /ready`); without it the worker is always ready. */
   ready?(): WorkerReadiness;
+  /** Managed providers (`@slug`, virtual keys); the lead wires it to gRPC Resolve. */
+  providers?: ProviderDirectory;
+  /** The integrated model catalogue for GET /v1/models. */
+  models?: ModelCatalogue;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/** The fetch handler, plus the WebSocket upgrade of /v1/realtime for runtimes that can tunnel it. */
+export interface GatewayHandler extends FetchHandler {
+  /** Authenticates and routes an upgrade: where to open the provider's socket, or the refusal to send. */
+  realtime(request: Request): Promise<RealtimeUpstream | Response>;
+  /** Accounts a finished realtime session. */
+  finish(state: RequestState): void;
+}
+
+const PROXY_PREFIX = 'proxy/';
+
 /** The data plane as one web-standard fetch handler (ARCHITECTURE.md: Data plane request flow). */
-export function createGatewayHandler(deps: WorkerDeps): FetchHandler {
+export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
   const finish = (state: RequestState) => {
     const record = state.toRecord();
     if (record) deps.usage.push(record);
   };
+  const callDeps = { upstream: deps.upstream, finish };
+  const targetDeps = { trustedHosts: deps.trustedHosts, providers: deps.providers };
 
-  async function chat(request: Request): Promise<Response> {
-    const headers = readGatewayHeadersSafe(request);
-    if (headers instanceof Response) return headers;
-    const state = new RequestState(headers.traceId, 'chat.completions', request.method);
-    state.metadata = headers.metadata;
+  /** One generic path for every data-plane request: built-in route (route) or pass-through (null). */
+  async function serve(request: Request, route: EndpointRoute | null, path: string): Promise<Response> {
+    let headers: GatewayHeaders;
+    try {
+      headers = readGatewayHeaders(request.headers);
+    } catch (err) {
+      return errorResponse(toAppError(err));
+    }
+    const state = new RequestState(headers.traceId, route?.endpoint ?? 'proxy', request.method);
+    state.setMetadata(headers.metadata);
     const traceHeader = { 'x-gateway-trace-id': state.traceId };
     try {
       state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
-      if (state.key.defaults.metadata) state.metadata = { ...state.key.defaults.metadata, ...state.metadata };
-      const route = resolveRoute(headers, deps.trustedHosts);
-      state.provider = route.provider.name;
-      return await chatCompletions(request, state, route, deps.upstream, finish);
+      if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
+      if (route?.endpoint === 'models.list' && wantsCatalogue(headers)) {
+        const response = await catalogueResponse(deps.models, state.key.workspaceId, state.traceId);
+        state.status = 200;
+        finish(state);
+        return response;
+      }
+      const json = route?.body === 'json' ? parseJsonBody(await request.text(), route.endpoint) : null;
+      const { targets } = await resolveTargets(headers, state.key, targetDeps);
+      // The routing engine (fallback, loadbalance, conditional, retries) walks the targets; until
+      // then the first one answers.
+      const target = targets[0]!;
+      state.provider = target.provider.name;
+      const call: GatewayCall = { request, path, route, json, state };
+      return (await callTarget(target, call, callDeps)).response;
     } catch (err) {
       const e = toAppError(err);
-      if (!(err instanceof AppError)) deps.logger.error('request failed', { trace_id: state.traceId, err: String(err) });
+      if (!(err instanceof AppError) || e.status >= 500) {
+        const forwarded = headers.forwardHeaders.length ? await headersForLog(request.headers, headers.forwardHeaders, headers.sensitiveHeaders, deps.hashKey) : undefined;
+        deps.logger.error('request failed', { trace_id: state.traceId, endpoint: state.endpoint, provider: state.provider, err: err instanceof AppError ? e.message : String(err), ...(forwarded ? { forwarded_headers: forwarded } : {}) });
+      }
       state.status = e.status;
       state.errorCode = e.code;
       finish(state);
@@ -61,28 +101,56 @@ export function createGatewayHandler(deps: WorkerDeps): FetchHandler {
     }
   }
 
-  return async function handle(request: Request): Promise<Response> {
-    const path = new URL(request.url).pathname;
-    if (path === '/v1/chat/completions') {
-      if (request.method !== 'POST') return errorResponse(new AppError(405, 'invalid_request_error', 'method_not_allowed', 'Use POST.'));
-      return chat(request);
+  /** GET /v1/realtime: the same authentication and routing as every request, then a tunnel. */
+  async function realtime(request: Request): Promise<RealtimeUpstream | Response> {
+    let headers: GatewayHeaders;
+    try {
+      headers = readGatewayHeaders(request.headers);
+    } catch (err) {
+      return errorResponse(toAppError(err));
     }
-    if (path === '/health' && request.method === 'GET') {
+    const state = new RequestState(headers.traceId, 'realtime', request.method);
+    state.setMetadata(headers.metadata);
+    try {
+      state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
+      if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
+      const { targets } = await resolveTargets(headers, state.key, targetDeps);
+      const target = targets[0]!;
+      state.provider = target.provider.name;
+      const q = request.url.indexOf('?');
+      return await realtimeUpstream(target, request, q < 0 ? '' : request.url.slice(q), state, deps.upstream);
+    } catch (err) {
+      const e = toAppError(err);
+      state.status = e.status;
+      state.errorCode = e.code;
+      finish(state);
+      return errorResponse(e, { 'x-gateway-trace-id': state.traceId });
+    }
+  }
+
+  const handle = async function handle(request: Request): Promise<Response> {
+    const url = request.url;
+    // Path and query without a URL object per request (the hot path).
+    const start = url.indexOf('/', url.indexOf('//') + 2);
+    const q = url.indexOf('?', start);
+    const pathname = start < 0 ? '/' : q < 0 ? url.slice(start) : url.slice(start, q);
+    const search = q < 0 ? '' : url.slice(q);
+    if (pathname.startsWith('/v1/')) {
+      let rest = pathname.slice(4);
+      // /v1/proxy/{path} forces raw pass-through even for built-in routes (spec: Data-plane endpoints).
+      if (rest.startsWith(PROXY_PREFIX)) return serve(request, null, rest.slice(PROXY_PREFIX.length) + search);
+      const route = matchEndpoint(request.method, rest);
+      return serve(request, route, rest + search);
+    }
+    if (pathname === '/health' && request.method === 'GET') {
       const h = deps.health();
       return new Response(JSON.stringify(h), { status: 200, headers: { 'content-type': 'application/json' } });
     }
-    if (path === '/ready' && request.method === 'GET') {
+    if (pathname === '/ready' && request.method === 'GET') {
       const r = deps.ready?.() ?? { ready: true };
       return new Response(JSON.stringify(r), { status: r.ready ? 200 : 503, headers: { 'content-type': 'application/json' } });
     }
-    return errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${path}`));
+    return errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${pathname}`));
   };
-}
-
-function readGatewayHeadersSafe(request: Request) {
-  try {
-    return readGatewayHeaders(request.headers);
-  } catch (err) {
-    return errorResponse(toAppError(err));
-  }
+  return Object.assign(handle, { realtime, finish });
 }

@@ -17,8 +17,12 @@ export interface RecordedRequest {
   path: string;
   /** Lower-cased header names; repeated headers joined with ", ". */
   headers: Record<string, string>;
+  /** The query string, with its leading `?` ('' when none). */
+  search: string;
   /** Raw request body. */
   body: string;
+  /** The body's exact bytes (for binary and multipart uploads). */
+  raw: Buffer;
   /** Parsed body when the content-type is JSON and the body parses. */
   json?: unknown;
   /** Date.now() when the full body had arrived. */
@@ -285,11 +289,11 @@ function flattenHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(parts)));
     req.on('error', reject);
   });
 }
@@ -348,11 +352,13 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
     });
     res.on('error', () => {});
 
-    const body = await readBody(req);
+    const raw = await readBody(req);
+    const body = raw.toString('utf8');
     const method = (req.method ?? 'GET').toUpperCase();
-    const path = new URL(req.url ?? '/', 'http://mock.invalid').pathname;
+    const parsedUrl = new URL(req.url ?? '/', 'http://mock.invalid');
+    const path = parsedUrl.pathname;
     const headers = flattenHeaders(req);
-    const request: RecordedRequest = { method, path, headers, body, receivedAt: Date.now() };
+    const request: RecordedRequest = { method, path, search: parsedUrl.search, headers, body, raw, receivedAt: Date.now() };
     if ((headers['content-type'] ?? '').toLowerCase().includes('json') && body.length > 0) {
       try {
         request.json = JSON.parse(body);

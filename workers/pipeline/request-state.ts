@@ -17,6 +17,15 @@ export class RequestState {
   isStream = false;
   errorCode = '';
   metadata: Record<string, unknown> | null = null;
+  /** The metadata's `_user` (spec: Request headers, metadata). */
+  user: string | null = null;
+
+  /** Sets the metadata (key defaults under the request's own) and the user it names. */
+  setMetadata(metadata: Record<string, unknown> | null): void {
+    this.metadata = metadata;
+    const user = metadata?._user;
+    this.user = typeof user === 'string' && user ? user : typeof user === 'number' ? String(user) : null;
+  }
 
   constructor(readonly traceId: string, readonly endpoint: string, readonly method: string) {}
 

@@ -51,8 +51,9 @@ export class SseUsageTap {
       .join('\n');
     if (!data || data === '[DONE]') return true;
     try {
-      const chunk = JSON.parse(data) as { usage?: unknown; choices?: unknown[] };
-      const tokens = tokensFromUsage(chunk.usage);
+      const chunk = JSON.parse(data) as { usage?: unknown; choices?: unknown[]; response?: { usage?: unknown } | null };
+      // Chat and completions chunks carry `usage`; Responses API events carry `response.usage`.
+      const tokens = tokensFromUsage(chunk.usage ?? chunk.response?.usage);
       if (tokens) this.tokens = tokens;
       return !(this.opts.hideUsageChunk && Array.isArray(chunk.choices) && chunk.choices.length === 0);
     } catch {

@@ -6,7 +6,7 @@ import { WorkerMetrics } from '../../src/platform/metrics/worker-metrics.ts';
 import { RedisStore } from '../../src/platform/redis-store.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
-import { createGatewayHandler, type FetchHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
+import { createGatewayHandler, type GatewayHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
 import { KeyCache } from '../sync/key-cache.ts';
 import { KeyWatcher } from '../sync/key-watcher.ts';
 import { ResourceCache } from '../sync/resource-cache.ts';
@@ -36,7 +36,7 @@ export interface WorkerSettings {
 }
 
 export interface AssembledWorker {
-  handler: FetchHandler;
+  handler: GatewayHandler;
   controlPlane: GrpcControlPlane;
   reporter: UsageReporter;
   keys: KeyCache;

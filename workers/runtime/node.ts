@@ -6,6 +6,7 @@ import type { Logger } from '../../src/domain/logger.ts';
 import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
 import { sendWebResponse, toWebRequest } from '../../src/platform/node-http.ts';
 import { assembleWorker, type AssembledWorker, type WorkerSettings } from './assemble.ts';
+import { tunnelRealtime } from './realtime-node.ts';
 import { createNodeUpstream } from './upstream-node.ts';
 
 export interface NodeWorker extends AssembledWorker {
@@ -36,6 +37,19 @@ export async function startNodeWorker(settings: WorkerSettings, host: string, po
         res.end(JSON.stringify({ error: { message: 'Internal error', type: 'server_error', param: null, code: 'internal_error' } }));
       },
     );
+  });
+  // /v1/realtime is a WebSocket: authenticated and routed by the handler, then tunnelled.
+  const trustedHosts = trustedHostSet(settings.trustedCustomHosts);
+  server.on('upgrade', (req, socket, head) => {
+    const path = (req.url ?? '').split('?', 1)[0];
+    if (path !== '/v1/realtime') {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    tunnelRealtime(req, socket, head, worker.handler, trustedHosts).catch((err: unknown) => {
+      worker.logger.error('realtime tunnel failed', { err: String(err) });
+      socket.destroy();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

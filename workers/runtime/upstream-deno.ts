@@ -47,7 +47,7 @@ export function createDenoUpstream(opts: DenoUpstreamOptions): { fetch: Upstream
   const resolve = opts.resolveDns ?? ((hostname: string, type: 'A' | 'AAAA') => Deno.resolveDns(hostname, type) as Promise<string[]>);
   const fetch: UpstreamFetch = async (url, req) => {
     await guardUrl(new URL(url), opts.trustedHosts, resolve);
-    const res = await globalThis.fetch(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | null, signal: req.signal });
+    const res = await globalThis.fetch(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | null, signal: req.signal, ...(req.body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
     const headers: Record<string, string | string[]> = {};
     res.headers.forEach((value: string, name: string) => {
       headers[name] = value;

@@ -43,7 +43,8 @@ export function createNodeUpstream(opts: NodeUpstreamOptions): { fetch: Upstream
     const res = await request(url, {
       method: req.method as 'POST',
       headers: req.headers,
-      body: req.body,
+      // Web streams (relayed bodies) go through as a Node stream: no buffering.
+      body: req.body instanceof ReadableStream ? Readable.fromWeb(req.body as never) : req.body,
       signal: req.signal,
       dispatcher: agent,
     });

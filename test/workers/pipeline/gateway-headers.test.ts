@@ -29,4 +29,36 @@ describe('readGatewayHeaders', () => {
       }
     }
   });
+
+  it('reads forward and sensitive header lists (comma-separated or a JSON array), the timeout and the platform headers', () => {
+    const h = readGatewayHeaders(new Headers({
+      'x-gateway-forward-headers': 'X-Tenant, x-b',
+      'x-gateway-sensitive-headers': '["X-Tenant"]',
+      'x-gateway-request-timeout': '2500',
+      'x-gateway-fetch-integrated-models': 'true',
+      'x-gateway-virtual-key': 'vk-1',
+      'x-gateway-config': '{"provider":"openai"}',
+      authorization: 'Bearer pk', 'x-gateway-api-key': 'gw',
+      'x-gateway-azure-resource-name': 'res', 'x-gateway-azure-deployment-id': 'dep', 'x-gateway-azure-api-version': 'v', 'x-gateway-azure-model-name': 'gpt-4o',
+      'x-gateway-vertex-project-id': 'proj', 'x-gateway-vertex-region': 'us-central1',
+      'x-gateway-aws-access-key-id': 'AKIA', 'x-gateway-aws-secret-access-key': 'sec', 'x-gateway-aws-session-token': 'tok', 'x-gateway-aws-region': 'eu-west-1',
+    }));
+    expect(h).toMatchObject({ forwardHeaders: ['X-Tenant', 'x-b'], sensitiveHeaders: ['x-tenant'], requestTimeoutMs: 2500, fetchIntegratedModels: true, virtualKey: 'vk-1', config: '{"provider":"openai"}' });
+    expect(h.credentialsFor('azure-openai')).toEqual({ apiKey: 'pk', azureResourceName: 'res', azureDeploymentId: 'dep', azureApiVersion: 'v', azureModelName: 'gpt-4o' });
+    expect(h.credentialsFor('vertex-ai')).toEqual({ apiKey: 'pk', vertexProjectId: 'proj', vertexRegion: 'us-central1' });
+    expect(h.credentialsFor('bedrock')).toEqual({ apiKey: 'pk', awsAccessKeyId: 'AKIA', awsSecretAccessKey: 'sec', awsSessionToken: 'tok', awsRegion: 'eu-west-1' });
+    // another provider never receives a platform's credentials
+    expect(h.credentialsFor('openai')).toEqual({ apiKey: 'pk' });
+  });
+
+  it('rejects restricted forward headers and bad timeouts, naming the header', () => {
+    for (const [name, value] of [['x-gateway-forward-headers', 'x-gateway-config'], ['x-gateway-forward-headers', 'host'], ['x-gateway-forward-headers', '["a", 1]'], ['x-gateway-request-timeout', '0'], ['x-gateway-request-timeout', '1.5']]) {
+      try {
+        readGatewayHeaders(new Headers({ [name!]: value! }));
+        expect.unreachable();
+      } catch (e) {
+        expect((e as AppError).param).toBe(name);
+      }
+    }
+  });
 });

@@ -1,0 +1,109 @@
+// An in-process worker for data-plane tests: the real handler, the real undici upstream and the
+// Node adapter, with an in-memory key link, provider directory and model catalogue (the parts
+// the lead wires to gRPC), and the usage records captured.
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ResolvedKey } from '../../src/domain/api-key.ts';
+import { createLogger } from '../../src/domain/logger.ts';
+import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
+import type { UsageRecord } from '../../src/domain/usage-record.ts';
+import { sendWebResponse, toWebRequest } from '../../src/platform/node-http.ts';
+import { ControlPlaneUnavailable, type CatalogueModel, type ModelCatalogue } from '../../workers/contracts.ts';
+import { createGatewayHandler } from '../../workers/handler.ts';
+import type { ProviderDirectory, ResolvedProvider } from '../../workers/providers/directory.ts';
+import { createNodeUpstream } from '../../workers/runtime/upstream-node.ts';
+import { KeyCache } from '../../workers/sync/key-cache.ts';
+
+export const GATEWAY_KEY = 'gw_test_key_0123456789abcdef';
+export const ORG_KEY = 'gw_org_key_0123456789abcdef';
+const sha = (raw: string) => createHash('sha256').update(raw).digest('hex');
+
+const resolved = (id: string, workspaceId: string | null, defaults: ResolvedKey['defaults'] = {}): ResolvedKey => ({
+  id, organisationId: 'org-1', workspaceId, userId: null, type: workspaceId ? 'workspace-service' : 'organisation-service', status: 'active',
+  scopes: ['completions.write'], expiresAt: null, rateLimits: [], usageLimits: null, defaults, version: 1,
+});
+
+export interface Harness {
+  url: string;
+  records: UsageRecord[];
+  /** Managed providers by `${workspaceId}/${slug}`. */
+  providers: Map<string, ResolvedProvider>;
+  catalogue: CatalogueModel[];
+  errors: unknown[];
+  setDirectoryDown(down: boolean): void;
+  /** Resolves when `n` usage records have been pushed. */
+  waitForRecords(n: number): Promise<UsageRecord[]>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']; trusted?: string[] } = {}): Promise<Harness> {
+  const keys = new Map<string, ResolvedKey>([
+    [sha(GATEWAY_KEY), resolved('key-1', 'ws-1', opts.keyDefaults)],
+    [sha(ORG_KEY), resolved('key-org', null)],
+  ]);
+  const cache = new KeyCache({ resolveKey: async (h) => keys.get(h) ?? null }, { ttlMs: 60_000, negativeTtlMs: 1000, maxStaleMs: 60_000 });
+  const providers = new Map<string, ResolvedProvider>();
+  const catalogue: CatalogueModel[] = [];
+  let down = false;
+  const directory: ProviderDirectory = {
+    async resolveProvider(ws, slug) {
+      if (down) throw new ControlPlaneUnavailable('down');
+      return providers.get(`${ws}/${slug}`) ?? null;
+    },
+  };
+  const models: ModelCatalogue = { listModels: async () => catalogue };
+  const records: UsageRecord[] = [];
+  const waiters: { n: number; resolve: (r: UsageRecord[]) => void }[] = [];
+  // The mock provider listens on 127.0.0.1: trusted, as an operator would trust a local model server.
+  const trustedHosts = trustedHostSet(opts.trusted ?? ['127.0.0.1']);
+  const upstream = createNodeUpstream({ trustedHosts });
+  const errors: unknown[] = [];
+  const logger = createLogger('worker', 'error');
+  const handler = createGatewayHandler({
+    keys: cache,
+    hashKey: sha,
+    upstream: upstream.fetch,
+    usage: {
+      push(r) {
+        records.push(r);
+        for (const w of [...waiters]) if (records.length >= w.n) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(records.slice());
+        }
+      },
+    },
+    trustedHosts,
+    logger: { ...logger, error: (msg: string, fields?: Record<string, unknown>) => void errors.push({ msg, ...fields }) } as typeof logger,
+    health: () => ({ status: 'ok' }),
+    providers: directory,
+    models,
+  });
+  const server: Server = createServer((req, res) => {
+    handler(toWebRequest(req, res, `http://${req.headers.host}`)).then((r) => sendWebResponse(res, r), (err) => {
+      res.writeHead(500);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    records,
+    providers,
+    catalogue,
+    errors,
+    setDirectoryDown: (v) => (down = v),
+    waitForRecords(n) {
+      if (records.length >= n) return Promise.resolve(records.slice());
+      return new Promise((resolve) => waiters.push({ n, resolve }));
+    },
+    async close() {
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+      await upstream.close();
+    },
+  };
+}
