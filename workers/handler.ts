@@ -15,6 +15,7 @@ import { headersForLog } from './pipeline/log-headers.ts';
 import { RequestState } from './pipeline/request-state.ts';
 import { resolveTargets } from './pipeline/resolve-target.ts';
 import type { KeyCache } from './sync/key-cache.ts';
+import type { ResourceCache } from './sync/resource-cache.ts';
 
 export interface WorkerHealth {
   status: 'ok' | 'degraded';
@@ -37,6 +38,8 @@ export interface WorkerDeps {
   providers?: ProviderDirectory;
   /** The integrated model catalogue for GET /v1/models. */
   models?: ModelCatalogue;
+  /** Configs, guardrails, policies (and providers) resolved from the control plane, kept fresh by Watch. */
+  resources?: ResourceCache;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;

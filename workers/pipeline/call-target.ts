@@ -150,6 +150,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
     if (typeof prepared.body.model === 'string') ctx.model = state.model = prepared.body.model;
     const upstreamCall = await endpoint.request(prepared.body, ctx);
     const headers = requestHeadersFor(request.headers, provider.forwardedHeaders, target.forwardHeaders, 'application/json', await provider.authHeaders(ctx));
+    if (target.extraHeaders) Object.assign(headers, lowerCased(target.extraHeaders));
     Object.assign(headers, upstreamCall.headers);
     res = await send(deps, upstreamCall.url, { method: upstreamCall.method, headers, body: upstreamCall.body, signal: request.signal }, target, request);
   } else {
@@ -175,6 +176,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
     let headers = route
       ? requestHeadersFor(request.headers, provider.forwardedHeaders, target.forwardHeaders, contentType, auth)
       : passThroughRequestHeaders(request.headers, target.forwardHeaders, auth);
+    if (target.extraHeaders) headers = { ...lowerCased(target.extraHeaders), ...headers };
     let sendUrl = url;
     let sendBody: string | Uint8Array | ReadableStream<Uint8Array> | null = outBody;
     if (signs) {
@@ -288,6 +290,12 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
   }
   // Bytes (speech audio, file contents): relayed as they arrive.
   return result(relayStream(res.stream(), res.status, headers, { push: (c) => c, end: () => null, complete: (code) => finishWith(state, code, deps) }, () => request.signal.aborted));
+}
+
+function lowerCased(h: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in h) out[k.toLowerCase()] = h[k]!;
+  return out;
 }
 
 function finishWith(state: RequestState, code: string, deps: CallDeps): void {

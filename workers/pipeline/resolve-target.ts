@@ -21,6 +21,8 @@ export interface Target {
   requestTimeoutMs?: number;
   /** Where the target sits in the config (`config.targets[0]`), for x-gateway-last-used-option-index. */
   optionIndex?: string;
+  /** A managed provider's custom headers (integration `custom_headers`), sent on every call. */
+  extraHeaders?: Record<string, string>;
 }
 
 export interface ResolvedTargets {
@@ -69,7 +71,7 @@ function requireKey(provider: ProviderAdapter, c: ProviderCredentials, param: st
   throw new AppError(400, 'invalid_request_error', 'missing_provider_key', `Send the ${provider.name} key as Authorization: Bearer <key>, with the gateway key in x-gateway-api-key.`, param);
 }
 
-async function managed(slug: string, key: ResolvedKey, deps: TargetDeps, param: string): Promise<{ provider: ProviderAdapter; credentials: ProviderCredentials; customHost?: string }> {
+async function managed(slug: string, key: ResolvedKey, deps: TargetDeps, param: string): Promise<{ provider: ProviderAdapter; credentials: ProviderCredentials; customHost?: string; extraHeaders?: Record<string, string> }> {
   if (!deps.providers) throw new AppError(503, 'service_unavailable_error', 'provider_directory_unavailable', 'Managed providers cannot be resolved by this worker.');
   if (!key.workspaceId) throw invalidParameter(param, 'Managed providers belong to a workspace: use a workspace API key.');
   let found;
@@ -83,7 +85,12 @@ async function managed(slug: string, key: ResolvedKey, deps: TargetDeps, param: 
   }
   if (!found) throw new AppError(400, 'invalid_request_error', 'provider_not_found', `No provider "@${slug}" in this workspace.`, param);
   const provider = adapterFor(found.provider, param);
-  return { provider, credentials: found.credentials, ...(found.customHost ? { customHost: checkedHost(found.customHost, deps.trustedHosts, param) } : {}) };
+  return {
+    provider,
+    credentials: found.credentials,
+    ...(found.customHost ? { customHost: checkedHost(found.customHost, deps.trustedHosts, param) } : {}),
+    ...(found.customHeaders ? { extraHeaders: found.customHeaders } : {}),
+  };
 }
 
 // A config leaf's provider-specific keys (reference gateway: snake_case, and the non-schema

@@ -10,6 +10,8 @@ export interface ResolvedProvider {
   credentials: ProviderCredentials;
   /** The provider's custom host, if it has one; SSRF-checked like a header's. */
   customHost?: string;
+  /** Headers the operator set on the integration, sent with every call. */
+  customHeaders?: Record<string, string>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { createGatewayHandler, type GatewayHandler, type WorkerHealth, type Work
 import { KeyCache } from '../sync/key-cache.ts';
 import { KeyWatcher } from '../sync/key-watcher.ts';
 import { ResourceCache } from '../sync/resource-cache.ts';
+import { ManagedProviderDirectory } from '../providers/managed-directory.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
 import { GrpcControlPlane, type ControlPlaneTls } from './grpc-control-plane.ts';
 
@@ -107,6 +108,8 @@ export function assembleWorker(
     return { ready: false, reason: `control plane not reached yet${last ? ` (${last})` : ''}` };
   };
   const handler = createGatewayHandler({
+    providers: new ManagedProviderDirectory(resources),
+    resources,
     keys,
     hashKey,
     upstream,
