@@ -72,3 +72,17 @@ describe('managed providers (@slug)', () => {
     }
   });
 });
+
+describe('integrated model catalogue (GET /v1/models)', () => {
+  it('lists the workspace providers’ models as @provider/model without a provider signal, and proxies with one', async () => {
+    const page = await client({}).models.list();
+    const ids = page.data.map((m) => m.id);
+    expect(ids).toContain('@team-openai/gpt-4o');
+    expect(page.data.find((m) => m.id === '@team-openai/gpt-4o')).toMatchObject({ object: 'model', owned_by: 'openai' });
+    // With the provider named, the provider's own list answers (the mock's).
+    const before = mock.requests.length;
+    await client({ 'x-gateway-provider': '@team-openai' }).models.list().catch(() => null);
+    expect(mock.requests.length).toBe(before + 1);
+    expect(mock.requests.at(-1)!.path).toBe('/v1/models');
+  });
+});

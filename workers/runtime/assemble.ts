@@ -10,6 +10,7 @@ import { createGatewayHandler, type GatewayHandler, type WorkerHealth, type Work
 import { KeyCache } from '../sync/key-cache.ts';
 import { KeyWatcher } from '../sync/key-watcher.ts';
 import { ResourceCache } from '../sync/resource-cache.ts';
+import { ManagedModelCatalogue } from '../providers/managed-catalogue.ts';
 import { ManagedProviderDirectory } from '../providers/managed-directory.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
 import { GrpcControlPlane, type ControlPlaneTls } from './grpc-control-plane.ts';
@@ -109,6 +110,7 @@ export function assembleWorker(
   };
   const handler = createGatewayHandler({
     providers: new ManagedProviderDirectory(resources),
+    models: new ManagedModelCatalogue(resources),
     resources,
     keys,
     hashKey,

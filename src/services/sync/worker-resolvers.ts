@@ -9,6 +9,7 @@ import { configWorkerResolver } from '../configs/worker-resolver.ts';
 import { guardrailWorkerResolvers } from '../guardrails/worker-resolver.ts';
 import { createMcpServerResolver } from '../mcp-servers/worker-resolver.ts';
 import { policySetResolver } from '../policies/worker-resolver.ts';
+import { modelCatalogueResolver } from '../providers/model-catalogue-resolver.ts';
 import { providerWorkerResolver } from '../providers/worker-resolver.ts';
 import type { WorkerResolver } from './worker-resolver.ts';
 
@@ -42,7 +43,7 @@ export interface WorkerResolverDeps {
 }
 
 export function createWorkerResolvers(deps: WorkerResolverDeps): WorkerResolvers {
-  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver, ...guardrailWorkerResolvers, createMcpServerResolver(deps.secretBox)]);
+  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver, ...guardrailWorkerResolvers, createMcpServerResolver(deps.secretBox), modelCatalogueResolver]);
 }
 
 /** Before the control plane wires its own (tests of single parts): configs and policies only. */
