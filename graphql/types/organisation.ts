@@ -13,6 +13,7 @@ const OrganisationSettingsRef = builder.objectRef<OrganisationSettingsView>('Org
     user_api_key_auto_create: t.boolean({ nullable: true, resolve: (s) => s.user_api_key_auto_create as boolean | null }),
     user_api_key_auto_create_scopes: t.stringList({ nullable: true, resolve: (s) => s.user_api_key_auto_create_scopes as string[] | null }),
     default_workspace_user_api_key_auto_create: t.boolean({ nullable: true, resolve: (s) => s.default_workspace_user_api_key_auto_create as boolean | null }),
+    block_inline_config: t.boolean({ nullable: true, description: 'Saved-only mode: requests may not pick a provider, endpoint or config inline', resolve: (s) => s.block_inline_config as boolean | null }),
   }),
 });
 

@@ -35,6 +35,11 @@ export const organisationSettingsSchema = z
     ...common,
     /** Organisation-only: auto-create user keys for members of the default workspace. */
     default_workspace_user_api_key_auto_create: z.boolean().nullish(),
+    /**
+     * Data-plane security setting (spec: Authentication 9, saved-only mode): requests may not pick
+     * a provider, endpoint or config inline; only saved resources (managed providers, saved configs).
+     */
+    block_inline_config: z.boolean().nullish(),
   })
   .superRefine(checkExpiry);
 

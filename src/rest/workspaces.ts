@@ -15,7 +15,7 @@ const workspaceFields = (status = 'status') => `id slug name description created
   settings { ${SETTINGS_FIELDS} } usage_limits rate_limits ${status} object`;
 const WORKSPACE_FIELDS = workspaceFields();
 const MEMBER_FIELDS = 'object id first_name last_name org_role role created_at last_updated_at status workspace_id email scopes settings';
-const ORG_SETTINGS_FIELDS = `${SETTINGS_FIELDS} default_workspace_user_api_key_auto_create`;
+const ORG_SETTINGS_FIELDS = `${SETTINGS_FIELDS} default_workspace_user_api_key_auto_create block_inline_config`;
 
 const LIST = `query Workspaces($current_page: Int, $page_size: Int, $name: String, $exact_name: String, $status: [String!]) {
   workspaces(current_page: $current_page, page_size: $page_size, name: $name, exact_name: $exact_name, status: $status) {

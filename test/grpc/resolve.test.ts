@@ -172,3 +172,28 @@ describe('secret references in provider credentials', () => {
     expect(JSON.stringify(gone!.payload)).not.toContain('sk-from-env-reference');
   });
 });
+
+describe('Resolve and Watch for workspace settings', () => {
+  it('serves block_inline_config and the default config, and pushes their changes', async () => {
+    const key = stack.workspaceId;
+    const first = await worker.resources.get('workspace', key);
+    expect(first!.payload).toMatchObject({ id: key, block_inline_config: false });
+
+    const put = await rest('PUT', '/v1/admin/organisation/settings', { block_inline_config: true });
+    expect([put.status, put.body.block_inline_config]).toEqual([200, true]);
+    expect((await rest('GET', '/v1/admin/organisation/settings')).body.block_inline_config).toBe(true);
+    await until(() => worker.resources.get('workspace', key), (r) => r?.payload.block_inline_config === true);
+
+    const created = await rest('POST', '/v1/configs', { name: 'Workspace default', config: { retry: { attempts: 1 } }, isDefault: 1, workspace_id: stack.workspaceId });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    await until(() => worker.resources.get('workspace', key), (r) => r?.payload.default_config_id === created.body.data.id);
+
+    expect((await rest('PUT', '/v1/admin/organisation/settings', { block_inline_config: false })).status).toBe(200);
+    await until(() => worker.resources.get('workspace', key), (r) => r?.payload.block_inline_config === false);
+  });
+
+  it('refuses a non-boolean block_inline_config naming the field', async () => {
+    const r = await rest('PUT', '/v1/admin/organisation/settings', { block_inline_config: 'yes' });
+    expect([r.status, r.body.error.param]).toEqual([400, 'block_inline_config']);
+  });
+});

@@ -33,6 +33,7 @@ const EMPTY = {
   user_api_key_auto_create: null,
   user_api_key_auto_create_scopes: null,
   default_workspace_user_api_key_auto_create: null,
+  block_inline_config: null,
 };
 
 beforeAll(async () => {

@@ -11,6 +11,7 @@ import { createMcpServerResolver } from '../mcp-servers/worker-resolver.ts';
 import { policySetResolver } from '../policies/worker-resolver.ts';
 import { modelCatalogueResolver } from '../providers/model-catalogue-resolver.ts';
 import { providerWorkerResolver } from '../providers/worker-resolver.ts';
+import { workspaceWorkerResolver } from '../workspaces/worker-resolver.ts';
 import type { WorkerResolver } from './worker-resolver.ts';
 
 export class WorkerResolvers {
@@ -43,8 +44,8 @@ export interface WorkerResolverDeps {
 }
 
 export function createWorkerResolvers(deps: WorkerResolverDeps): WorkerResolvers {
-  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver, ...guardrailWorkerResolvers, createMcpServerResolver(deps.secretBox), modelCatalogueResolver]);
+  return new WorkerResolvers([configWorkerResolver, providerWorkerResolver(deps.secretBox, deps.secretReferences), policySetResolver, ...guardrailWorkerResolvers, createMcpServerResolver(deps.secretBox), modelCatalogueResolver, workspaceWorkerResolver]);
 }
 
 /** Before the control plane wires its own (tests of single parts): configs and policies only. */
-export const BASIC_RESOLVERS = new WorkerResolvers([configWorkerResolver, policySetResolver, ...guardrailWorkerResolvers]);
+export const BASIC_RESOLVERS = new WorkerResolvers([configWorkerResolver, policySetResolver, ...guardrailWorkerResolvers, workspaceWorkerResolver]);
