@@ -2,7 +2,7 @@
 import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, EndpointAdapter } from '../contract.ts';
 import { openAIError } from './errors.ts';
-import type { Json } from './json.ts';
+import type { Json } from '../shared/json.ts';
 import { anthropicChatBody, messagesCall } from './request-chat.ts';
 import { textCompletionResponse } from './response-chat.ts';
 import { AnthropicStreamTranslator } from './stream-chat.ts';

@@ -1,5 +1,5 @@
 // Anthropic error JSON ({type:'error', error:{type, message}}) -> OpenAI's error shape.
-import { isObj, obj, str } from './json.ts';
+import { isObj, obj, str } from '../shared/json.ts';
 
 const FALLBACK_TYPE: Record<number, string> = {
   400: 'invalid_request_error',

@@ -2,9 +2,9 @@
 // came (with the routed model), answers and errors are relayed unchanged; streams are passed
 // through byte for byte while their usage is read.
 import type { CallContext, EndpointAdapter, StreamTranslator, TokenCount } from '../contract.ts';
-import { obj, type Json } from './json.ts';
+import { obj, type Json } from '../shared/json.ts';
 import { messagesCall } from './request-chat.ts';
-import { SseReader } from './sse.ts';
+import { SseReader } from '../shared/sse.ts';
 import { anthropicUsage, mergeUsage, tokenCount, type AnthropicUsage } from './usage.ts';
 
 export class AnthropicPassThrough implements StreamTranslator {

@@ -2,7 +2,7 @@
 import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, UpstreamCall } from '../contract.ts';
 import { anthropicUrl } from './url.ts';
-import { arr, assignDefined, isObj, obj, str, type Json } from './json.ts';
+import { arr, assignDefined, isObj, obj, str, type Json } from '../shared/json.ts';
 
 /** Anthropic requires max_tokens; OpenAI callers usually leave it out. */
 export const DEFAULT_MAX_TOKENS = 4096;

@@ -1,7 +1,7 @@
 // Anthropic Message JSON -> OpenAI chat.completion (and text_completion for `completions`).
 import type { CallContext } from '../contract.ts';
 import { finishReason } from './finish-reason.ts';
-import { arr, obj, str, type Json } from './json.ts';
+import { arr, obj, str, type Json } from '../shared/json.ts';
 import { anthropicUsage, openAIUsage } from './usage.ts';
 
 function parts(json: Json): { text: string; toolCalls: Json[] } {

@@ -1,7 +1,7 @@
 // Anthropic's usage -> TokenCount. `input_tokens` excludes cache reads and cache writes;
 // the contract counts cached prompt tokens as part of the prompt.
 import type { TokenCount } from '../contract.ts';
-import { isObj, num, obj } from './json.ts';
+import { isObj, num, obj } from '../shared/json.ts';
 
 export interface AnthropicUsage {
   input?: number;

@@ -7,7 +7,7 @@ import { converseBody } from './converse-request.ts';
 import { bedrockError, converseChatResponse, converseUsage } from './converse-response.ts';
 import { ConverseStreamTranslator } from './converse-stream.ts';
 import { embeddingBody, embeddingResponse, embeddingUsage, recalledFormat, rememberFormat } from './embeddings.ts';
-import { asRecord } from './openai-chat.ts';
+import { asRecord } from '../shared/openai-chat.ts';
 import { bedrockBaseUrl, modelUrl, signCall, signedPost } from './sign.ts';
 
 const EVENT_STREAM = 'application/vnd.amazon.eventstream';

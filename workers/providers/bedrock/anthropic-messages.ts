@@ -5,7 +5,7 @@
 import type { StreamTranslator, TokenCount } from '../contract.ts';
 import { exceptionStatus, messagePayload, streamException } from './converse-stream.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
-import { asNumber, asRecord, asString } from './openai-chat.ts';
+import { asNumber, asRecord, asString } from '../shared/openai-chat.ts';
 
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 

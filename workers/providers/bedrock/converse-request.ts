@@ -3,7 +3,7 @@
 // system blocks, alternating user/assistant messages of content blocks (text, image, toolUse,
 // toolResult), inferenceConfig, toolConfig.
 import { invalidParameter } from '../../../src/domain/errors.ts';
-import { asArray, asRecord, asString } from './openai-chat.ts';
+import { asArray, asRecord, asString } from '../shared/openai-chat.ts';
 
 type Block = Record<string, unknown>;
 interface Message {

@@ -1,7 +1,7 @@
 // Bedrock Converse answer -> OpenAI chat.completion; usage; Bedrock errors
 // (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_ResponseSyntax).
 import type { TokenCount } from '../contract.ts';
-import { asArray, asNumber, asRecord, asString, chatCompletion, errorBody, errorTypeFor, randomId, type FinishReason, type OpenAIChoice, type OpenAIToolCall } from './openai-chat.ts';
+import { asArray, asNumber, asRecord, asString, chatCompletion, errorBody, errorTypeFor, randomId, type FinishReason, type OpenAIChoice, type OpenAIToolCall } from '../shared/openai-chat.ts';
 
 /** Converse's inputTokens exclude cache reads and writes; the contract counts them in the prompt. */
 export function converseUsage(json: unknown): TokenCount | null {

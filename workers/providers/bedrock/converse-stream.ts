@@ -4,7 +4,7 @@
 import type { StreamTranslator, TokenCount } from '../contract.ts';
 import { converseFinishReason, converseUsage } from './converse-response.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
-import { asRecord, asString, ChunkWriter, DONE, randomId, type FinishReason } from './openai-chat.ts';
+import { asRecord, asString, ChunkWriter, DONE, randomId, type FinishReason } from '../shared/openai-chat.ts';
 
 const utf8 = new TextDecoder();
 

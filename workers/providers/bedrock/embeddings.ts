@@ -5,7 +5,7 @@
 //  https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-embed.html).
 import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { TokenCount } from '../contract.ts';
-import { asArray, asRecord } from './openai-chat.ts';
+import { asArray, asRecord } from '../shared/openai-chat.ts';
 
 export type EmbeddingFamily = 'titan' | 'cohere';
 

@@ -6,7 +6,7 @@ import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, EndpointAdapter, TokenCount } from '../contract.ts';
 import { recallCall, rememberCall } from './call-state.ts';
 import { openAIError } from './errors.ts';
-import { arr, assignDefined, num, obj, str, type Json } from './json.ts';
+import { arr, assignDefined, num, obj, str, type Json } from '../shared/json.ts';
 import { jsonCall } from './url.ts';
 
 export const DEFAULT_INPUT_TYPE = 'search_document';

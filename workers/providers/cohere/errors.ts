@@ -1,5 +1,5 @@
 // Cohere error JSON ({id?, message}) -> OpenAI's error shape.
-import { isObj, obj, str } from './json.ts';
+import { isObj, obj, str } from '../shared/json.ts';
 
 function typeFor(status: number): string {
   if (status === 401) return 'authentication_error';

@@ -1,7 +1,7 @@
 // OpenAI chat.completions body -> Cohere v2 chat body (POST /v2/chat).
 import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, UpstreamCall } from '../contract.ts';
-import { arr, assignDefined, isObj, obj, str, type Json } from './json.ts';
+import { arr, assignDefined, isObj, obj, str, type Json } from '../shared/json.ts';
 import { jsonCall } from './url.ts';
 
 function contentParts(content: unknown, param: string): string | Json[] {

@@ -6,7 +6,7 @@ import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, EndpointAdapter } from '../contract.ts';
 import { recallCall, rememberCall } from './call-state.ts';
 import { openAIError } from './errors.ts';
-import { arr, isObj, num, obj, str, type Json } from './json.ts';
+import { arr, isObj, num, obj, str, type Json } from '../shared/json.ts';
 import { jsonCall } from './url.ts';
 
 /** Spec rerank fields Cohere v2 does not take (return_documents is answered by the gateway). */

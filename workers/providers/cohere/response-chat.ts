@@ -1,7 +1,7 @@
 // Cohere v2 chat JSON -> OpenAI chat.completion.
 import type { CallContext } from '../contract.ts';
 import { finishReason } from './finish-reason.ts';
-import { arr, obj, str, type Json } from './json.ts';
+import { arr, obj, str, type Json } from '../shared/json.ts';
 import { cohereTokens, openAIUsage } from './usage.ts';
 
 export function chatResponse(raw: unknown, ctx: CallContext): unknown {

@@ -3,8 +3,8 @@
 import type { CallContext, StreamTranslator, TokenCount } from '../contract.ts';
 import { openAIError } from './errors.ts';
 import { finishReason } from './finish-reason.ts';
-import { obj, str, type Json } from './json.ts';
-import { SSE_DONE, SseReader, sseData } from './sse.ts';
+import { obj, str, type Json } from '../shared/json.ts';
+import { SSE_DONE, SseReader, sseData } from '../shared/sse.ts';
 import { cohereTokens, openAIUsage } from './usage.ts';
 
 export class CohereStreamTranslator implements StreamTranslator {

@@ -1,7 +1,7 @@
 // Cohere usage -> TokenCount. `billed_units` is what Cohere charges for; `tokens` (model tokens,
 // including its prompt template) is the fallback when billed units are absent.
 import type { TokenCount } from '../contract.ts';
-import { isObj, num, obj } from './json.ts';
+import { isObj, num, obj } from '../shared/json.ts';
 
 export function cohereTokens(usage: unknown): TokenCount | null {
   if (!isObj(usage)) return null;

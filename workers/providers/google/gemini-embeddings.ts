@@ -1,7 +1,7 @@
 // OpenAI embeddings <-> Gemini embedContent (one input) / batchEmbedContents (a list)
 // (https://ai.google.dev/api/embeddings).
 import { invalidParameter } from '../../../src/domain/errors.ts';
-import { asArray, asRecord } from './openai-chat.ts';
+import { asArray, asRecord } from '../shared/openai-chat.ts';
 
 /** The caller's `input` as strings; token-id arrays have no Gemini equivalent. */
 export function embeddingInputs(input: unknown): string[] {

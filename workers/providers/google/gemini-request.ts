@@ -2,7 +2,7 @@
 // contents with roles user/model, systemInstruction, tools.functionDeclarations, toolConfig,
 // generationConfig (https://ai.google.dev/api/generate-content).
 import { invalidParameter } from '../../../src/domain/errors.ts';
-import { asArray, asRecord, asString } from './openai-chat.ts';
+import { asArray, asRecord, asString } from '../shared/openai-chat.ts';
 
 type Part = Record<string, unknown>;
 interface Content {

@@ -14,7 +14,7 @@ import {
   type FinishReason,
   type OpenAIChoice,
   type OpenAIToolCall,
-} from './openai-chat.ts';
+} from '../shared/openai-chat.ts';
 
 /** usageMetadata -> tokens. Thinking tokens are billed as output, so they count as completion. */
 export function geminiUsage(json: unknown): TokenCount | null {

@@ -3,7 +3,7 @@
 import type { StreamTranslator, TokenCount } from '../contract.ts';
 import { toolCallId } from './gemini-request.ts';
 import { geminiFinishReason, geminiUsage } from './gemini-response.ts';
-import { asArray, asRecord, asString, ChunkWriter, DONE, errorTypeFor, randomId, type FinishReason } from './openai-chat.ts';
+import { asArray, asRecord, asString, ChunkWriter, DONE, errorTypeFor, randomId, type FinishReason } from '../shared/openai-chat.ts';
 import { SseParser } from './sse-parser.ts';
 
 interface CandidateState {

@@ -5,7 +5,7 @@ import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, EndpointAdapter } from '../contract.ts';
 import { recallEncoding, rememberEncoding } from './call-state.ts';
 import { openAIError } from './errors.ts';
-import { arr, isObj, str, type Json } from './json.ts';
+import { arr, isObj, str, type Json } from '../shared/json.ts';
 import { mistralUsage } from './response-chat.ts';
 import { jsonCall } from './url.ts';
 

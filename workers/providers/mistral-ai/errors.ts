@@ -1,7 +1,7 @@
 // Mistral error JSON -> OpenAI's error shape. Mistral answers
 // {object:'error', message, type, param, code}; validation errors (422) carry
 // message {detail:[...]} or a top-level detail; the edge answers {message, request_id}.
-import { isObj, obj, str } from './json.ts';
+import { isObj, obj, str } from '../shared/json.ts';
 
 function typeFor(status: number): string {
   if (status === 401) return 'authentication_error';

@@ -4,7 +4,7 @@
 import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, EndpointAdapter } from '../contract.ts';
 import { openAIError } from './errors.ts';
-import { isObj, type Json } from './json.ts';
+import { isObj, type Json } from '../shared/json.ts';
 import { jsonCall } from './url.ts';
 
 export const ocrEndpoint: EndpointAdapter = {

@@ -5,7 +5,7 @@
 // (safe_prompt, prompt_mode, prediction, ...) pass through.
 import { invalidParameter } from '../../../src/domain/errors.ts';
 import type { CallContext, UpstreamCall } from '../contract.ts';
-import { isObj, obj, str, type Json } from './json.ts';
+import { isObj, obj, str, type Json } from '../shared/json.ts';
 import { mistralToolCallId } from './tool-call-id.ts';
 import { jsonCall } from './url.ts';
 

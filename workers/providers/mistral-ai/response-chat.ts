@@ -2,7 +2,7 @@
 // `model_length` and `error` have no OpenAI name, and reasoning models answer content as a list
 // of chunks ({type:'text'} / {type:'thinking'}) where OpenAI has a string.
 import type { TokenCount } from '../contract.ts';
-import { arr, isObj, num, obj, str, type Json } from './json.ts';
+import { arr, isObj, num, obj, str, type Json } from '../shared/json.ts';
 
 export function finishReason(reason: unknown): unknown {
   if (reason === 'model_length') return 'length';

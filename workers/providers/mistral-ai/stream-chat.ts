@@ -2,8 +2,8 @@
 // lists) and its usage read (Mistral puts usage on the last chunk without being asked).
 import type { StreamTranslator, TokenCount } from '../contract.ts';
 import { openAIError } from './errors.ts';
-import { arr, isObj, obj, type Json } from './json.ts';
-import { SSE_DONE, SseReader, sseData } from './sse.ts';
+import { arr, isObj, obj, type Json } from '../shared/json.ts';
+import { SSE_DONE, SseReader, sseData } from '../shared/sse.ts';
 import { mistralUsage, normalizeChoice } from './response-chat.ts';
 
 export class MistralStreamTranslator implements StreamTranslator {

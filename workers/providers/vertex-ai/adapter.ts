@@ -7,7 +7,7 @@ import { recalledFormat, rememberFormat } from '../google/gemini-embeddings.ts';
 import { geminiChatBody } from '../google/gemini-request.ts';
 import { geminiChatResponse, geminiUsage, googleError } from '../google/gemini-response.ts';
 import { GeminiStreamTranslator } from '../google/gemini-stream.ts';
-import { asRecord, asString, errorBody, errorTypeFor } from '../google/openai-chat.ts';
+import { asRecord, asString, errorBody, errorTypeFor } from '../shared/openai-chat.ts';
 import { vertexAuthHeaders } from './auth.ts';
 import { anthropicUsage, claudeChatBody, claudeChatResponse, VERTEX_ANTHROPIC_VERSION } from './claude-chat.ts';
 import { ClaudeChatStreamTranslator, ClaudeRelayTranslator } from './claude-stream.ts';

@@ -14,7 +14,7 @@ import {
   type FinishReason,
   type OpenAIChoice,
   type OpenAIToolCall,
-} from '../google/openai-chat.ts';
+} from '../shared/openai-chat.ts';
 import { parseDataUrl } from '../google/gemini-request.ts';
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';

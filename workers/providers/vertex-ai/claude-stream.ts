@@ -2,7 +2,7 @@
 // - for chat.completions, translated to OpenAI chat.completion.chunk SSE;
 // - for messages, relayed byte-for-byte while the usage is read on the side.
 import type { StreamTranslator, TokenCount } from '../contract.ts';
-import { asRecord, asString, ChunkWriter, DONE, errorTypeFor, randomId, type FinishReason } from '../google/openai-chat.ts';
+import { asRecord, asString, ChunkWriter, DONE, errorTypeFor, randomId, type FinishReason } from '../shared/openai-chat.ts';
 import { SseParser } from '../google/sse-parser.ts';
 import { anthropicUsage, claudeFinishReason } from './claude-chat.ts';
 

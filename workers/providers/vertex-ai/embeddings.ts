@@ -4,7 +4,7 @@
 // {predictions:[{embeddings:{values, statistics:{token_count}}}]}.
 import type { TokenCount } from '../contract.ts';
 import { embeddingInputs, openAIEmbeddingList } from '../google/gemini-embeddings.ts';
-import { asArray, asNumber, asRecord } from '../google/openai-chat.ts';
+import { asArray, asNumber, asRecord } from '../shared/openai-chat.ts';
 
 export function vertexEmbedBody(body: Record<string, unknown>): Record<string, unknown> {
   const instances = embeddingInputs(body.input).map((content) => (typeof body.task_type === 'string' ? { content, task_type: body.task_type } : { content }));

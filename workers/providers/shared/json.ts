@@ -1,4 +1,4 @@
-// Narrowing helpers for untyped JSON (bodies from callers and from Anthropic).
+// Narrowing helpers for untyped JSON (caller and provider bodies), shared by the adapters.
 export type Json = Record<string, unknown>;
 
 export const isObj = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseReader } from '../../../../workers/providers/anthropic/sse.ts';
+import { SseReader } from '../../../../workers/providers/shared/sse.ts';
 
 const enc = new TextEncoder();
 function read(text: string, size: number) {

@@ -1,6 +1,5 @@
 // OpenAI chat shapes that the translating adapters produce (chat.completion and its chunks).
-// Shared by google and vertex-ai; bedrock keeps its own copy so each folder stands alone
-// (the lead may fold them into one module once the pipeline settles).
+// Shared by the translating adapters (google, vertex-ai, bedrock).
 import type { TokenCount } from '../contract.ts';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
