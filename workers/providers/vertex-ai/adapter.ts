@@ -9,8 +9,20 @@ import { geminiChatResponse, geminiUsage, googleError } from '../google/gemini-r
 import { GeminiStreamTranslator } from '../google/gemini-stream.ts';
 import { asRecord, asString, errorBody, errorTypeFor } from '../shared/openai-chat.ts';
 import { vertexAuthHeaders } from './auth.ts';
-import { anthropicUsage, claudeChatBody, claudeChatResponse, VERTEX_ANTHROPIC_VERSION } from './claude-chat.ts';
-import { ClaudeChatStreamTranslator, ClaudeRelayTranslator } from './claude-stream.ts';
+import { AnthropicPassThrough } from '../anthropic/messages.ts';
+import { anthropicChatBody } from '../anthropic/request-chat.ts';
+import { chatResponse as claudeChatResponse } from '../anthropic/response-chat.ts';
+import { AnthropicStreamTranslator } from '../anthropic/stream-chat.ts';
+import { anthropicUsage } from '../anthropic/usage.ts';
+
+/** Claude on Vertex speaks Anthropic's Messages API with this version, the model in the URL. */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+/** An OpenAI chat body as Claude's Messages body on Vertex (the Anthropic adapter's mapping). */
+function claudeChatBody(body: Record<string, unknown>, ctx: CallContext): Record<string, unknown> {
+  const { model: _model, ...rest } = anthropicChatBody(body, ctx);
+  return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest };
+}
 import { vertexEmbedBody, vertexEmbedResponse, vertexEmbedUsage } from './embeddings.ts';
 import { vertexBaseUrl, vertexModel, vertexModelUrl } from './routing.ts';
 
@@ -35,14 +47,14 @@ const isClaude = (ctx: CallContext): boolean => vertexModel(ctx.model).publisher
 const chat: EndpointAdapter = {
   request(body, ctx) {
     const { publisher, model } = vertexModel(ctx.model);
-    if (publisher === 'anthropic') return jsonCall(vertexModelUrl(ctx, publisher, model, ctx.stream ? 'streamRawPredict' : 'rawPredict'), claudeChatBody(body, ctx.stream));
+    if (publisher === 'anthropic') return jsonCall(vertexModelUrl(ctx, publisher, model, ctx.stream ? 'streamRawPredict' : 'rawPredict'), claudeChatBody(body, ctx));
     if (publisher !== 'google') throw invalidParameter('model', `Vertex AI chat supports Gemini and Claude models, not '${ctx.model}'.`);
     return jsonCall(vertexModelUrl(ctx, publisher, model, ctx.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'), geminiChatBody(body, model));
   },
-  response: (json, ctx) => (isClaude(ctx) ? claudeChatResponse(json, ctx.model, ctx.now()) : geminiChatResponse(json, ctx.model, ctx.now())),
+  response: (json, ctx) => (isClaude(ctx) ? claudeChatResponse(json, ctx) : geminiChatResponse(json, ctx.model, ctx.now())),
   error: (status, json) => vertexError(status, json),
-  stream: (ctx) => (isClaude(ctx) ? new ClaudeChatStreamTranslator(ctx.model, ctx.now()) : new GeminiStreamTranslator(ctx.model, ctx.now())),
-  usage: (json) => geminiUsage(json) ?? anthropicUsage(asRecord(json).usage),
+  stream: (ctx) => (isClaude(ctx) ? new AnthropicStreamTranslator(ctx) : new GeminiStreamTranslator(ctx.model, ctx.now())),
+  usage: (json) => geminiUsage(json) ?? anthropicUsage(json),
 };
 
 /** Anthropic's Messages API for Claude models: the body is relayed, the model moves to the URL. */
@@ -56,8 +68,8 @@ const messages: EndpointAdapter = {
     return jsonCall(vertexModelUrl(ctx, publisher, model, ctx.stream ? 'streamRawPredict' : 'rawPredict'), upstream);
   },
   error: (status, json) => vertexError(status, json),
-  stream: () => new ClaudeRelayTranslator(),
-  usage: (json) => anthropicUsage(asRecord(json).usage),
+  stream: () => new AnthropicPassThrough(),
+  usage: (json) => anthropicUsage(json),
 };
 
 const embeddings: EndpointAdapter = {

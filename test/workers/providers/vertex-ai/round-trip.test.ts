@@ -124,7 +124,7 @@ describe('vertex-ai round trips', () => {
     const r = await roundTrip(vertexAiAdapter, 'chat.completions', { model: CLAUDE, messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'calc', parameters: { type: 'object' } } }] }, ctx(CLAUDE));
     const sent = mock.requests.at(-1)!;
     expect(sent.path).toBe(`/v1/projects/sa-project/locations/us-east5/publishers/anthropic/models/${CLAUDE}:rawPredict`);
-    expect(sent.json).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 4096, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+    expect(sent.json).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 4096, messages: [{ role: 'user', content: 'Hi' }] });
     expect(r.body).toMatchObject({ choices: [{ message: { content: 'Hello', tool_calls: [{ id: 'toolu_7', function: { name: 'calc', arguments: '{"x":1}' } }] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 25, completion_tokens: 8, total_tokens: 33, prompt_tokens_details: { cached_tokens: 5 } } });
   });
 

@@ -117,7 +117,7 @@ describe('vertex-ai Claude chat mapping (OpenAI <-> Anthropic)', () => {
     expect(out).toMatchObject({ id: 'msg_1', object: 'chat.completion', model: 'claude-3-5-sonnet-v2-20241022' });
     expect(out.choices[0]).toEqual({
       index: 0,
-      message: { role: 'assistant', content: 'Result: ', refusal: null, tool_calls: [{ id: 'toolu_2', type: 'function', function: { name: 'calc', arguments: '{"x":2}' } }] },
+      message: { role: 'assistant', content: 'Result: ', tool_calls: [{ id: 'toolu_2', type: 'function', function: { name: 'calc', arguments: '{"x":2}' } }] },
       logprobs: null,
       finish_reason: 'tool_calls',
     });
@@ -153,7 +153,7 @@ describe('vertex-ai Claude chat mapping (OpenAI <-> Anthropic)', () => {
   it('reports an Anthropic error event mid-stream', () => {
     const t = chat.stream!(ctx(CLAUDE, { stream: true }));
     const [err] = sseData(t.push(enc.encode('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')));
-    expect(err).toEqual({ error: { message: 'Overloaded', type: 'upstream_error', param: null, code: 'overloaded_error' } });
+    expect(err).toEqual({ error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: 'overloaded_error' } });
   });
 });
 
