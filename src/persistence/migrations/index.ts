@@ -4,6 +4,7 @@ import { Migration0003KeyRotation } from './0003-key-rotation.ts';
 import { Migration0004ResourceChanges } from './0004-resource-changes.ts';
 import { Migration0005RoleChanges } from './0005-role-changes.ts';
 import { Migration0006Configs } from './0006-configs.ts';
+import { Migration0011RequestLogs } from './0011-request-logs.ts';
 
 // Listed explicitly (not globbed) so tsx, vitest and Deno all load the same set.
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: '0004-resource-changes', class: Migration0004ResourceChanges },
   { name: '0005-role-changes', class: Migration0005RoleChanges },
   { name: '0006-configs', class: Migration0006Configs },
+  { name: '0011-request-logs', class: Migration0011RequestLogs },
 ];

@@ -1,0 +1,131 @@
+// One writer for request_log (issue 9, item 1): worker batches (services/usage/store-usage.ts) and
+// custom logs (POST /logs) both land here, in one statement per batch.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { STORED_DENIABLE } from '../../domain/log-fields.ts';
+import { deniedFieldsFor } from './field-restrictions.ts';
+
+/** A request_log row as inserted (snake_case = column names). */
+export interface LogRow {
+  id: string;
+  idempotency_id: string;
+  request_id: string;
+  attempt: number;
+  trace_id: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  api_key_id: string | null;
+  provider: string;
+  model: string | null;
+  endpoint: string;
+  method: string;
+  status: number;
+  latency_ms: number;
+  upstream_latency_ms: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  is_stream: boolean;
+  error_code: string | null;
+  metadata: Record<string, unknown> | null;
+  started_at: Date;
+  user_id: string | null;
+  cost: number;
+  cost_currency: string;
+  cache_status: string | null;
+  retry_count: number;
+  target_path: string | null;
+  guardrail_verdicts: unknown[] | null;
+  request_url: string | null;
+  request_headers: Record<string, string> | null;
+  request_body: string | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  bodies_truncated: boolean;
+  is_proxy: boolean;
+  config_id: string | null;
+  virtual_key: string | null;
+  prompt_slug: string | null;
+  span_id: string | null;
+  span_name: string | null;
+  mode: string | null;
+  source: 'gateway' | 'custom';
+}
+
+// Every column of LogRow, and only those (the compiler checks both ways).
+const COLUMN_SET: Record<keyof LogRow, true> = {
+  id: true, idempotency_id: true, request_id: true, attempt: true, trace_id: true, organisation_id: true, workspace_id: true,
+  api_key_id: true, provider: true, model: true, endpoint: true, method: true, status: true, latency_ms: true,
+  upstream_latency_ms: true, prompt_tokens: true, completion_tokens: true, total_tokens: true, is_stream: true,
+  error_code: true, metadata: true, started_at: true, user_id: true, cost: true, cost_currency: true, cache_status: true,
+  retry_count: true, target_path: true, guardrail_verdicts: true, request_url: true, request_headers: true, request_body: true,
+  response_headers: true, response_body: true, bodies_truncated: true, is_proxy: true, config_id: true, virtual_key: true,
+  prompt_slug: true, span_id: true, span_name: true, mode: true, source: true,
+};
+const COLUMNS = Object.keys(COLUMN_SET).join(', ');
+
+/**
+ * The rows travel as a single JSON parameter that PostgreSQL expands into `request_log` rows
+ * (json_populate_recordset, typed by the table), not ~40 bind parameters per row. A row whose
+ * (idempotency_id, started_at) is stored already is skipped — a resent batch counts once; see
+ * migration 0011 for why started_at is part of the key.
+ */
+const INSERT = `insert into request_log (${COLUMNS}) select ${COLUMNS} from json_populate_recordset(null::request_log, ?::json) on conflict (idempotency_id, started_at) do nothing`;
+
+const MONTH = (d: Date) => `${d.getUTCFullYear()}-${d.getUTCMonth()}`;
+/** Months this process knows have a partition (created by it, the maintenance job or the migration). */
+const knownMonths = new Set<string>();
+
+/** Forgets partitions (the retention job dropped some). */
+export function forgetPartitions(): void {
+  knownMonths.clear();
+}
+
+async function ensurePartitions(em: EntityManager, rows: LogRow[]): Promise<void> {
+  const missing = new Map<string, Date>();
+  for (const r of rows) {
+    const m = MONTH(r.started_at);
+    if (!knownMonths.has(m) && !missing.has(m)) missing.set(m, r.started_at);
+  }
+  for (const [m, at] of missing) {
+    await em.getConnection().execute('select request_log_ensure_partition(?) as p', [at]);
+    knownMonths.add(m);
+  }
+}
+
+/** Drops the content of the workspace's denied fields (request, response, metadata) before storing. */
+async function applyDeniedFields(em: EntityManager, rows: LogRow[]): Promise<void> {
+  const scopes = new Map<string, { organisationId: string; workspaceId: string | null }>();
+  for (const r of rows) scopes.set(`${r.organisation_id}/${r.workspace_id}`, { organisationId: r.organisation_id, workspaceId: r.workspace_id });
+  const denied = await deniedFieldsFor(em, [...scopes.values()]);
+  for (const r of rows) {
+    const d = denied.get(`${r.organisation_id}/${r.workspace_id}`) ?? [];
+    for (const f of d) {
+      if (!(STORED_DENIABLE as readonly string[]).includes(f)) continue;
+      if (f === 'request') Object.assign(r, { request_headers: null, request_body: null });
+      if (f === 'response') Object.assign(r, { response_headers: null, response_body: null });
+      if (f === 'metadata') r.metadata = null;
+    }
+  }
+}
+
+const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
+
+/** Inserts the rows (one statement); answers how many were new. */
+export async function insertLogRows(em: EntityManager, rows: LogRow[]): Promise<number> {
+  if (!rows.length) return 0;
+  await applyDeniedFields(em, rows);
+  await ensurePartitions(em, rows);
+  const knex = em.getConnection().getKnex();
+  const payload = JSON.stringify(rows);
+  try {
+    const result: { rowCount: number | null } = await knex.raw(INSERT, [payload]);
+    return result.rowCount ?? 0;
+  } catch (err) {
+    // Another replica's retention job dropped a partition this process still believed in.
+    if ((err as { code?: string }).code !== NO_PARTITION) throw err;
+    forgetPartitions();
+    await ensurePartitions(em, rows);
+    const result: { rowCount: number | null } = await knex.raw(INSERT, [payload]);
+    return result.rowCount ?? 0;
+  }
+}
