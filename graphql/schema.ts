@@ -10,5 +10,8 @@ import './types/audit-log.ts';
 import './types/user.ts';
 import './types/invite.ts';
 import './types/config.ts';
+import './types/request-log.ts';
+import './types/log-export.ts';
+import './types/feedback.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -10,6 +10,8 @@ import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-h
 import type { SecretBox } from '../platform/secret-box.ts';
 import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
+import { startExportJob } from '../services/log-exports/export-job.ts';
+import { startLogMaintenance } from '../services/request-logs/log-maintenance.ts';
 import { startSync, type SyncOptions, type SyncService } from '../services/sync/sync-service.ts';
 
 export interface ControlPlaneOptions {
@@ -31,6 +33,11 @@ export interface ControlPlaneOptions {
   publicUrl?: string | null;
   /** Watch: change feed (LISTEN/NOTIFY + poll) and resource_change retention. */
   sync?: SyncOptions;
+  /** Log exports (issue 9): where the job writes JSONL files (LOG_EXPORT_DIR) and how often it polls. */
+  logExportDir?: string;
+  logExportPollMs?: number;
+  /** Request-log retention in days (REQUEST_LOG_RETENTION_DAYS; 0 keeps everything). */
+  requestLogRetentionDays?: number;
 }
 
 export interface RunningControlPlane {
@@ -92,6 +99,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   });
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const rotation = opts.rotationIntervalMs === 0 ? null : startRotationScheduler(orm, opts.secretBox, { intervalMs: opts.rotationIntervalMs, logger });
+  const logExports = startExportJob(orm, { dir: opts.logExportDir, intervalMs: opts.logExportPollMs, logger });
+  const logMaintenance = startLogMaintenance(orm, { retentionDays: opts.requestLogRetentionDays, logger });
   logger.info('control plane listening', { http: httpPort, grpc: grpc.port });
   return {
     httpUrl: `http://${host}:${httpPort}`,
@@ -101,6 +110,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     sync,
     async close() {
       await rotation?.stop();
+      await logExports.stop();
+      await logMaintenance.stop();
       await grpc.close();
       await sync.stop();
       await new Promise<void>((resolve) => {

@@ -46,6 +46,8 @@ const cp = await startControlPlane({
   logger,
   secretBox: createSecretBox(secretKey.key),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
+  requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS,
+  logExportDir: env.LOG_EXPORT_DIR,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
   // PGlite takes one connection: no dedicated LISTEN connection; the one replica polls its change log often.
   sync: { listen: false, pollIntervalMs: 250 },

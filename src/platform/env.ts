@@ -20,6 +20,9 @@ const secretKey = z.string().refine(isValidSecretKey, SECRET_KEY_FORMAT);
 const rotationInterval = z.coerce.number().int().min(0).default(60_000);
 // The control plane's public base URL, for links it hands out (invites).
 const publicUrl = url(['http:', 'https:']).optional();
+// Request logs (issue 9): retention in days (0 keeps everything) and where log exports are written.
+const logRetentionDays = z.coerce.number().int().min(0).max(36_500).default(30);
+const logExportDir = z.string().min(1).default('.data/log-exports');
 
 const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -46,6 +49,8 @@ const controlPlane = z.object({
   GATEWAY_SECRET_KEY: secretKey,
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
+  REQUEST_LOG_RETENTION_DAYS: logRetentionDays,
+  LOG_EXPORT_DIR: logExportDir,
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';
@@ -93,6 +98,8 @@ const embedded = z.object({
   GATEWAY_SECRET_KEY: secretKey.optional(),
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
+  REQUEST_LOG_RETENTION_DAYS: logRetentionDays,
+  LOG_EXPORT_DIR: logExportDir,
 });
 
 export type ControlPlaneEnv = z.output<typeof controlPlane>;

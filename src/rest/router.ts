@@ -3,6 +3,9 @@ import type { Logger } from '../domain/logger.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditLogRoutes } from './audit-logs.ts';
 import { configRoutes } from './configs.ts';
+import { feedbackRoutes } from './feedback.ts';
+import { logExportRoutes } from './log-exports.ts';
+import { logRoutes } from './logs.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -13,7 +16,7 @@ interface CompiledRoute {
   handler: RestHandler;
 }
 
-const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes];
+const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...logRoutes, ...logExportRoutes, ...feedbackRoutes];
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {

@@ -87,7 +87,7 @@ async function ensurePartitions(em: EntityManager, rows: LogRow[]): Promise<void
     if (!knownMonths.has(m) && !missing.has(m)) missing.set(m, r.started_at);
   }
   for (const [m, at] of missing) {
-    await em.getConnection().execute('select request_log_ensure_partition(?) as p', [at]);
+    await em.getConnection().execute('select request_log_ensure_partition(?) as p', [at], 'all', em.getTransactionContext());
     knownMonths.add(m);
   }
 }
@@ -110,22 +110,24 @@ async function applyDeniedFields(em: EntityManager, rows: LogRow[]): Promise<voi
 
 const NO_PARTITION = '23514'; // check_violation: "no partition of relation … found for row"
 
-/** Inserts the rows (one statement); answers how many were new. */
+async function runInsert(em: EntityManager, payload: string): Promise<number> {
+  const res = await em.getConnection().execute<{ affectedRows: number }>(INSERT, [payload], 'run', em.getTransactionContext());
+  return res.affectedRows ?? 0;
+}
+
+/** Inserts the rows (one statement, in the caller's transaction if any); answers how many were new. */
 export async function insertLogRows(em: EntityManager, rows: LogRow[]): Promise<number> {
   if (!rows.length) return 0;
   await applyDeniedFields(em, rows);
   await ensurePartitions(em, rows);
-  const knex = em.getConnection().getKnex();
   const payload = JSON.stringify(rows);
   try {
-    const result: { rowCount: number | null } = await knex.raw(INSERT, [payload]);
-    return result.rowCount ?? 0;
+    return await runInsert(em, payload);
   } catch (err) {
     // Another replica's retention job dropped a partition this process still believed in.
-    if ((err as { code?: string }).code !== NO_PARTITION) throw err;
+    if ((err as { code?: string }).code !== NO_PARTITION || em.getTransactionContext()) throw err;
     forgetPartitions();
     await ensurePartitions(em, rows);
-    const result: { rowCount: number | null } = await knex.raw(INSERT, [payload]);
-    return result.rowCount ?? 0;
+    return runInsert(em, payload);
   }
 }

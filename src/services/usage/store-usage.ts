@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { userOf } from '../../domain/log-fields.ts';
+import { SENSITIVE_HEADERS_HEADER, sensitiveHeaderNames, userOf } from '../../domain/log-fields.ts';
 import type { ReportAck, UsageBatch, UsageRecord } from '../../domain/usage-record.ts';
 import { insertLogRows, type LogRow } from '../request-logs/insert-logs.ts';
 import { capBody, sanitizeHeaders } from '../request-logs/log-shaping.ts';
@@ -34,6 +34,11 @@ function toRow(r: UsageRecord): LogRow {
   const metadata = parseObject(r.metadata_json);
   const reqBody = capBody(r.request_body);
   const resBody = capBody(r.response_body);
+  const requestHeaders = sanitizeHeaders(parseObject(r.request_headers_json));
+  // Names the request marks sensitive are hashed in the response's headers too.
+  const rawRequestHeaders = parseObject(r.request_headers_json) ?? {};
+  const marked = Object.entries(rawRequestHeaders).find(([k]) => k.toLowerCase() === SENSITIVE_HEADERS_HEADER)?.[1];
+  const sensitive = sensitiveHeaderNames(typeof marked === 'string' ? marked : Array.isArray(marked) ? JSON.stringify(marked) : null);
   return {
     id: crypto.randomUUID(),
     idempotency_id: r.idempotency_id.slice(0, 128),
@@ -65,9 +70,9 @@ function toRow(r: UsageRecord): LogRow {
     target_path: text(r.target_path, 255),
     guardrail_verdicts: parseArray(r.guardrail_verdicts_json),
     request_url: r.request_url || null,
-    request_headers: sanitizeHeaders(parseObject(r.request_headers_json)),
+    request_headers: requestHeaders,
     request_body: reqBody.text,
-    response_headers: sanitizeHeaders(parseObject(r.response_headers_json)),
+    response_headers: sanitizeHeaders(parseObject(r.response_headers_json), sensitive),
     response_body: resBody.text,
     bodies_truncated: reqBody.truncated || resBody.truncated,
     is_proxy: r.is_proxy ?? false,
