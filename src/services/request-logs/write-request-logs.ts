@@ -36,7 +36,7 @@ const customLogSchema = z.object({
 export type CustomLog = z.output<typeof customLogSchema>;
 
 const MAX_LOGS_PER_CALL = 1000;
-const bodySchema = z.union([customLogSchema, z.array(customLogSchema).min(1).max(MAX_LOGS_PER_CALL)]);
+const arraySchema = z.array(customLogSchema).min(1).max(MAX_LOGS_PER_CALL);
 
 export interface InsertedLogs {
   stored: number;
@@ -134,8 +134,8 @@ function toRow(log: CustomLog, actor: Actor, workspaceId: string | null, now: Da
 export async function insertCustomLogs(em: EntityManager, actor: Actor, meta: RequestMeta, input: unknown, workspace?: string | null): Promise<InsertedLogs> {
   authorize(actor, 'completions.write');
   if (input === null || input === undefined) throw invalidParameter('body', 'body: one log or an array of logs is required');
-  const parsed = parseWith(bodySchema, input);
-  const logs = Array.isArray(parsed) ? parsed : [parsed];
+  // One schema or the other (not a union), so a 400 names the field inside the log.
+  const logs = Array.isArray(input) ? parseWith(arraySchema, input) : [parseWith(customLogSchema, input)];
   const workspaceId = await resolveFilterWorkspace(em, actor, { workspace_id: workspace ?? undefined }, { fallback: 'default' });
   if (isOrganisationKey(actor) && !workspaceId) throw invalidParameter('workspace_id', 'workspace_id: required (the organisation has no default workspace)');
   authorize(actor, 'completions.write', { workspaceId });
