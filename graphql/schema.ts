@@ -13,5 +13,6 @@ import './types/config.ts';
 import './types/request-log.ts';
 import './types/log-export.ts';
 import './types/feedback.ts';
+import './types/analytics.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

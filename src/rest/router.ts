@@ -1,5 +1,6 @@
 import { AppError, errorResponse, toAppError } from '../domain/errors.ts';
 import type { Logger } from '../domain/logger.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditLogRoutes } from './audit-logs.ts';
 import { configRoutes } from './configs.ts';
@@ -16,7 +17,7 @@ interface CompiledRoute {
   handler: RestHandler;
 }
 
-const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...logRoutes, ...logExportRoutes, ...feedbackRoutes];
+const ROUTES: RestRoute[] = [...apiKeyRoutes, ...workspaceRoutes, ...userRoutes, ...inviteAcceptRoutes, ...auditLogRoutes, ...configRoutes, ...logRoutes, ...logExportRoutes, ...feedbackRoutes, ...analyticsRoutes];
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {
