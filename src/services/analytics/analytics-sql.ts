@@ -30,6 +30,24 @@ export async function logSeries(s: Scope, aggs: string, extraWhere = 'true'): Pr
   ) as Promise<(Row & { timestamp: string })[]>;
 }
 
+/**
+ * Per-bucket aggregates and the same aggregates over the whole range, in one scan
+ * (`group by rollup`: the row without bucket is the summary).
+ */
+export async function logSeriesAndSummary(s: Scope, aggs: string, extraWhere = 'true'): Promise<{ sum: Row; rows: (Row & { timestamp: string })[] }> {
+  const { where, params } = filterSql(s.filter);
+  const rows = await run(
+    s.em,
+    `with s as (${SERIES}),
+          a as materialized (select date_trunc(?, l.started_at at time zone 'UTC') as b, ${aggs} from request_log l where ${where} and (${extraWhere}) group by rollup (1))
+     select ${TS} as timestamp, a.* from s left join a on a.b = s.b
+     union all select null as timestamp, a.* from a where a.b is null`,
+    [...seriesParams(s), s.bucket, ...params],
+  );
+  const points = rows.filter((r) => r.timestamp !== null).sort((x, y) => String(x.timestamp).localeCompare(String(y.timestamp)));
+  return { sum: rows.find((r) => r.timestamp === null) ?? {}, rows: points as (Row & { timestamp: string })[] };
+}
+
 /** One row of aggregates over every matching log. */
 export async function logSummary(s: Scope, aggs: string, extraWhere = 'true'): Promise<Row> {
   const { where, params } = filterSql(s.filter);

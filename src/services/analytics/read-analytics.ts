@@ -11,9 +11,9 @@ import { AppError } from '../../domain/errors.ts';
 import type { Actor } from '../auth/actor.ts';
 import { authorize } from '../auth/authorize.ts';
 import type { Page } from '../paging.ts';
-import { resolveFilterWorkspace } from '../request-logs/log-filters.ts';
+import { filterSql, resolveFilterWorkspace } from '../request-logs/log-filters.ts';
 import { parseAnalyticsParams } from './analytics-input.ts';
-import { countGroups, feedbackQuery, feedbackSeries, logGroups, logSeries, logSummary, type Scope } from './analytics-sql.ts';
+import { countGroups, feedbackQuery, feedbackSeries, logGroups, logSeries, logSeriesAndSummary, logSummary, type Scope } from './analytics-sql.ts';
 
 export const GRAPHS = [
   'requests', 'cost', 'latency', 'tokens', 'users', 'users/requests', 'errors', 'errors/rate', 'errors/stacks', 'errors/status-codes',
@@ -57,49 +57,43 @@ function listAt<T>(m: Map<string, T[]>, k: string): T[] {
 type Graph = (s: Scope) => Promise<Omit<AnalyticsGraph, 'object'>>;
 
 const graphs: Record<GraphName, Graph> = {
-  requests: async (s) => ({
-    summary: { total: int((await logSummary(s, 'count(*) as n')).n) },
-    data_points: (await logSeries(s, 'count(*) as n')).map((r) => ({ timestamp: r.timestamp, total: int(r.n) })),
-  }),
+  requests: async (s) => {
+    const { sum, rows } = await logSeriesAndSummary(s, 'count(*) as n');
+    return { summary: { total: int(sum.n) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: int(r.n) })) };
+  },
   cost: async (s) => {
-    const sum = await logSummary(s, 'sum(l.cost) as t, avg(l.cost) as a');
-    return {
-      summary: { total: int(sum.t), avg: int(sum.a) },
-      data_points: (await logSeries(s, 'sum(l.cost) as t, avg(l.cost) as a')).map((r) => ({ timestamp: r.timestamp, total: int(r.t), avg: int(r.a) })),
-    };
+    const { sum, rows } = await logSeriesAndSummary(s, 'sum(l.cost) as t, avg(l.cost) as a');
+    return { summary: { total: int(sum.t), avg: int(sum.a) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: int(r.t), avg: int(r.a) })) };
   },
   latency: async (s) => {
-    const sum = await logSummary(s, PERCENTILES);
+    const { sum, rows } = await logSeriesAndSummary(s, PERCENTILES);
     const pick = (r: Record<string, unknown>) => ({ avg: int(r.avg), p50: int(r.p50), p90: int(r.p90), p99: int(r.p99) });
-    return { summary: pick(sum), data_points: (await logSeries(s, PERCENTILES)).map((r) => ({ timestamp: r.timestamp, ...pick(r) })) };
+    return { summary: pick(sum), data_points: rows.map((r) => ({ timestamp: r.timestamp, ...pick(r) })) };
   },
   tokens: async (s) => {
-    const sum = await logSummary(s, 'sum(l.total_tokens) as t, avg(l.total_tokens) as a');
-    return {
-      summary: { total: int(sum.t), avg: int(sum.a) },
-      data_points: (await logSeries(s, 'sum(l.total_tokens) as t, avg(l.total_tokens) as a')).map((r) => ({ timestamp: r.timestamp, total: int(r.t), avg: int(r.a) })),
-    };
+    const { sum, rows } = await logSeriesAndSummary(s, 'sum(l.total_tokens) as t, avg(l.total_tokens) as a');
+    return { summary: { total: int(sum.t), avg: int(sum.a) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: int(r.t), avg: int(r.a) })) };
   },
-  users: async (s) => ({
-    summary: { total: int((await logSummary(s, 'count(distinct l.user_id) as n')).n) },
-    data_points: (await logSeries(s, 'count(distinct l.user_id) as n')).map((r) => ({ timestamp: r.timestamp, total: int(r.n) })),
-  }),
+  users: async (s) => {
+    const { sum, rows } = await logSeriesAndSummary(s, 'count(distinct l.user_id) as n');
+    return { summary: { total: int(sum.n) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: int(r.n) })) };
+  },
   'users/requests': async (s) => {
     const aggs = 'count(*) as t, count(distinct l.user_id) as u';
-    const sum = await logSummary(s, aggs, 'l.user_id is not null');
+    const { sum, rows } = await logSeriesAndSummary(s, aggs, 'l.user_id is not null');
     return {
       summary: { total: int(sum.t), unique: int(sum.u), avg: Number(sum.u) > 0 ? int(Number(sum.t) / Number(sum.u)) : 0 },
-      data_points: (await logSeries(s, aggs, 'l.user_id is not null')).map((r) => ({ timestamp: r.timestamp, avg: Number(r.u) > 0 ? int(Number(r.t) / Number(r.u)) : 0 })),
+      data_points: rows.map((r) => ({ timestamp: r.timestamp, avg: Number(r.u) > 0 ? int(Number(r.t) / Number(r.u)) : 0 })),
     };
   },
-  errors: async (s) => ({
-    summary: { total: int((await logSummary(s, 'count(*) as n', ERROR)).n) },
-    data_points: (await logSeries(s, 'count(*) as n', ERROR)).map((r) => ({ timestamp: r.timestamp, total: int(r.n) })),
-  }),
+  errors: async (s) => {
+    const { sum, rows } = await logSeriesAndSummary(s, 'count(*) as n', ERROR);
+    return { summary: { total: int(sum.n) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: int(r.n) })) };
+  },
   'errors/rate': async (s) => {
     const aggs = `count(*) filter (where ${ERROR}) as e, count(*) as t`;
-    const sum = await logSummary(s, aggs);
-    return { summary: { rate: pct(sum.e, sum.t) }, data_points: (await logSeries(s, aggs)).map((r) => ({ timestamp: r.timestamp, rate: pct(r.e, r.t) })) };
+    const { sum, rows } = await logSeriesAndSummary(s, aggs);
+    return { summary: { rate: pct(sum.e, sum.t) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, rate: pct(r.e, r.t) })) };
   },
   'errors/stacks': async (s) => {
     const rows = await logGroups(s, `${BUCKET_TS(s)} as ts, l.status, count(*) as n`, '1, 2', { where: ERROR, order: '1, 2' });
@@ -121,19 +115,19 @@ const graphs: Record<GraphName, Graph> = {
     const byBucket = new Map<string, { retry_success_count: number; count: number }[]>();
     for (const r of rows) listAt(byBucket, String(r.ts)).push({ retry_success_count: int(r.rc), count: int(r.n) });
     const aggs = `count(*) filter (where ${retried}) as r, count(*) filter (where ${SUCCESS} and ${FALLBACK}) as f`;
-    const sum = await logSummary(s, aggs);
+    const { sum, rows: series } = await logSeriesAndSummary(s, aggs);
     return {
       summary: { retry: int(sum.r), fallback: int(sum.f) },
-      data_points: (await logSeries(s, aggs)).map((r) => ({ timestamp: r.timestamp, retry: byBucket.get(r.timestamp) ?? [], fallback: int(r.f) })),
+      data_points: series.map((r) => ({ timestamp: r.timestamp, retry: byBucket.get(r.timestamp) ?? [], fallback: int(r.f) })),
     };
   },
   'cache/hit-rate': async (s) => {
     const aggs = `count(*) filter (where l.cache_status = 'HIT') as sh, count(*) filter (where l.cache_status = 'SEMANTIC HIT') as mh, count(*) as t,
       coalesce(sum(l.cost) filter (where l.cache_status = 'HIT'), 0) as ss, coalesce(sum(l.cost) filter (where l.cache_status = 'SEMANTIC HIT'), 0) as ms`;
-    const sum = await logSummary(s, aggs);
+    const { sum, rows } = await logSeriesAndSummary(s, aggs);
     let simple = 0;
     let semantic = 0;
-    const points = (await logSeries(s, aggs)).map((r) => {
+    const points = rows.map((r) => {
       simple += Number(r.ss ?? 0);
       semantic += Number(r.ms ?? 0);
       return {
@@ -220,18 +214,31 @@ export async function groupByModel(em: EntityManager, actor: Actor, input: unkno
   return { object: 'list', total: await countGroups(s, 'l.model', { where }), data: rows.map((r) => ({ ai_model: String(r.m), requests: int(r.n), object: 'analytics-group' as const })) };
 }
 
+/**
+ * Per metadata value, with the weighted feedback of its requests: feedback is aggregated per
+ * trace once (a hash join), not looked up per log.
+ */
+async function metadataGroups(s: Scope & { currentPage: number; pageSize: number }, k: string, where: string) {
+  const { where: w, params } = filterSql(s.filter);
+  const fbWhere = s.filter.workspaceIdResolved ? 'fb.organisation_id = ? and fb.workspace_id = ?' : 'fb.organisation_id = ?';
+  const fbParams = s.filter.workspaceIdResolved ? [s.filter.organisationId, s.filter.workspaceIdResolved] : [s.filter.organisationId];
+  return s.em.getConnection().execute<Record<string, unknown>[]>(
+    `select l.metadata ->> ${k} as v, count(*) as n, sum(l.cost) as c, avg(l.total_tokens) as t, avg(fb.w) as wf, count(fb.w) as wn, max(l.started_at) as last_seen
+       from request_log l
+       left join (select fb.workspace_id, fb.trace_id, avg(fb.value * fb.weight) as w from feedback fb where ${fbWhere} group by 1, 2) fb
+         on fb.workspace_id = l.workspace_id and fb.trace_id = l.trace_id
+      where ${w} and ${where}
+      group by 1 order by count(*) desc, 1 limit ${Number(s.pageSize)} offset ${Number(s.currentPage * s.pageSize)}`,
+    [...fbParams, ...params],
+  );
+}
+
 /** groups/metadata/{key}: per value of one metadata key (the key is a SQL literal: quotes doubled). */
 export async function groupByMetadata(em: EntityManager, actor: Actor, key: string, input: unknown): Promise<Page<GroupItem>> {
   const s = await scopeOf(em, actor, input);
   const k = `'${key.replace(/'/g, "''")}'`;
   const where = `jsonb_exists(l.metadata, ${k})`;
-  const wf = `(select avg(fb.value * fb.weight) from feedback fb where fb.workspace_id = l.workspace_id and fb.trace_id = l.trace_id)`;
-  const rows = await logGroups(
-    s,
-    `l.metadata ->> ${k} as v, count(*) as n, sum(l.cost) as c, avg(l.total_tokens) as t, avg(${wf}) as wf, count(${wf}) as wn, max(l.started_at) as last_seen`,
-    '1',
-    { where, order: 'count(*) desc, 1', limit: s.pageSize, offset: s.currentPage * s.pageSize },
-  );
+  const rows = await metadataGroups(s, k, where);
   return {
     object: 'list',
     total: await countGroups(s, `l.metadata ->> ${k}`, { where }),
