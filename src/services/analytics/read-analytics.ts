@@ -13,7 +13,7 @@ import { authorize } from '../auth/authorize.ts';
 import type { Page } from '../paging.ts';
 import { filterSql, resolveFilterWorkspace } from '../request-logs/log-filters.ts';
 import { parseAnalyticsParams } from './analytics-input.ts';
-import { countGroups, feedbackQuery, feedbackSeries, logGroups, logSeries, logSeriesAndSummary, logSummary, type Scope } from './analytics-sql.ts';
+import { countGroups, feedbackQuery, feedbackSeries, logGroups, logSeries, logSeriesAndSummary, logSummary, userSeries, type Scope } from './analytics-sql.ts';
 
 export const GRAPHS = [
   'requests', 'cost', 'latency', 'tokens', 'users', 'users/requests', 'errors', 'errors/rate', 'errors/stacks', 'errors/status-codes',
@@ -75,16 +75,13 @@ const graphs: Record<GraphName, Graph> = {
     return { summary: { total: int(sum.t), avg: int(sum.a) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: int(r.t), avg: int(r.a) })) };
   },
   users: async (s) => {
-    const { sum, rows } = await logSeriesAndSummary(s, 'count(distinct l.user_id) as n');
-    return { summary: { total: int(sum.n) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: int(r.n) })) };
+    const { sum, rows } = await userSeries(s);
+    return { summary: { total: sum.u }, data_points: rows.map((r) => ({ timestamp: r.timestamp, total: r.u })) };
   },
   'users/requests': async (s) => {
-    const aggs = 'count(*) as t, count(distinct l.user_id) as u';
-    const { sum, rows } = await logSeriesAndSummary(s, aggs, 'l.user_id is not null');
-    return {
-      summary: { total: int(sum.t), unique: int(sum.u), avg: Number(sum.u) > 0 ? int(Number(sum.t) / Number(sum.u)) : 0 },
-      data_points: rows.map((r) => ({ timestamp: r.timestamp, avg: Number(r.u) > 0 ? int(Number(r.t) / Number(r.u)) : 0 })),
-    };
+    const { sum, rows } = await userSeries(s);
+    const avg = (x: { u: number; t: number }) => (x.u > 0 ? int(x.t / x.u) : 0);
+    return { summary: { total: sum.t, unique: sum.u, avg: avg(sum) }, data_points: rows.map((r) => ({ timestamp: r.timestamp, avg: avg(r) })) };
   },
   errors: async (s) => {
     const { sum, rows } = await logSeriesAndSummary(s, 'count(*) as n', ERROR);
