@@ -104,8 +104,9 @@ export class Migration0011RequestLogs extends Migration {
     this.addSql(`create index request_log_org_time on request_log (organisation_id, started_at desc, id desc);`);
     this.addSql(`create index request_log_trace on request_log (trace_id);`);
     this.addSql(`create index request_log_id on request_log (id);`);
-    // The few logs analytics picks out of a range by flag: rescued (retried) requests and errors.
+    // The few logs analytics picks out of a range by flag: retried, fallback and failed requests.
     this.addSql(`create index request_log_retried on request_log (workspace_id, started_at) where retry_count > 0;`);
+    this.addSql(`create index request_log_fallback on request_log (workspace_id, started_at) where mode = 'fallback';`);
     this.addSql(`create index request_log_errors on request_log (workspace_id, started_at) where status >= 400;`);
     this.addSql(`create index request_log_metadata on request_log using gin (metadata jsonb_path_ops);`);
 

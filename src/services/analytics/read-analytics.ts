@@ -112,7 +112,8 @@ const graphs: Record<GraphName, Graph> = {
     const byBucket = new Map<string, { retry_success_count: number; count: number }[]>();
     for (const r of rows) listAt(byBucket, String(r.ts)).push({ retry_success_count: int(r.rc), count: int(r.n) });
     const aggs = `count(*) filter (where ${retried}) as r, count(*) filter (where ${SUCCESS} and ${FALLBACK}) as f`;
-    const { sum, rows: series } = await logSeriesAndSummary(s, aggs);
+    // Only retried or fallback logs can count: the scan uses their partial indexes.
+    const { sum, rows: series } = await logSeriesAndSummary(s, aggs, `l.retry_count > 0 or l.mode = 'fallback'`);
     return {
       summary: { retry: int(sum.r), fallback: int(sum.f) },
       data_points: series.map((r) => ({ timestamp: r.timestamp, retry: byBucket.get(r.timestamp) ?? [], fallback: int(r.f) })),
