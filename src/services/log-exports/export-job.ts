@@ -90,7 +90,7 @@ export interface ExportOutcome {
 }
 
 /** Writes one claimed export; the file appears under its final name only when complete. */
-async function runExport(em: EntityManager, e: Claimed, dir: string, chunkSize: number): Promise<ExportOutcome> {
+async function runExport(em: EntityManager, e: Claimed, dir: string, chunkSize: number, onProgress?: ProgressHook): Promise<ExportOutcome> {
   const scope = { organisationId: e.organisation_id, workspaceId: e.workspace_id, filters: e.filters };
   // Fields denied since the export was saved are left out too.
   const denied = new Set<string>(await effectiveDeniedFields(em, e.organisation_id, e.workspace_id));
@@ -119,6 +119,7 @@ async function runExport(em: EntityManager, e: Claimed, dir: string, chunkSize: 
         if (!out.write(`${JSON.stringify(exportLine(r, fields))}\n`)) await once(out, 'drain');
       }
       processed += rows.length;
+      await onProgress?.(e.id, processed);
       alive = await progress(em, e.id, processed);
       if (!alive || rows.length < take) break;
       const last = rows.at(-1)!;
@@ -151,15 +152,18 @@ async function runExport(em: EntityManager, e: Claimed, dir: string, chunkSize: 
   return { id: e.id, status: 'success', processed };
 }
 
+/** Called after each chunk is written, before progress is recorded (metrics, tests). */
+export type ProgressHook = (id: string, processed: number) => Promise<void> | void;
+
 /** Runs every claimable export once; answers what each ended as. */
-export async function runExportsOnce(orm: MikroORM, opts: { dir?: string; chunkSize?: number; logger?: Logger } = {}): Promise<ExportOutcome[]> {
+export async function runExportsOnce(orm: MikroORM, opts: { dir?: string; chunkSize?: number; logger?: Logger; onProgress?: ProgressHook } = {}): Promise<ExportOutcome[]> {
   const outcomes: ExportOutcome[] = [];
   for (;;) {
     const em = orm.em.fork();
     const claimed = (await exec<Claimed[]>(em, CLAIM))[0];
     if (!claimed) return outcomes;
     try {
-      outcomes.push(await runExport(em, claimed, opts.dir ?? DEFAULT_EXPORT_DIR, opts.chunkSize ?? 1000));
+      outcomes.push(await runExport(em, claimed, opts.dir ?? DEFAULT_EXPORT_DIR, opts.chunkSize ?? 1000, opts.onProgress));
     } catch (err) {
       opts.logger?.error('log export failed', { id: claimed.id, err: String(err) });
       await exec<[]>(em, `update log_export set status = 'failed', error = ?, finished_at = now(), lease_until = null, last_updated_at = now() where id = ? and status = 'in_progress'`, [
