@@ -10,10 +10,11 @@ import { Migration } from '@mikro-orm/migrations';
 // default partition holding rows of a month would make creating that month's partition fail.
 //
 // Idempotency across partitions: a unique index on a partitioned table must contain the partition
-// key, so the key is unique (idempotency_id, started_at). That keeps "a resent batch is stored
-// once" because a record's started_at is fixed when the worker builds it (usage-record.ts,
-// started_at_ms) and travels unchanged in every resend of the buffered batch; the conflict target
-// of the insert is that pair (store-usage.ts).
+// key, so request_log itself can only be unique on (idempotency_id, started_at). That alone would
+// trust every resend to carry the same started_at; instead the ids live in request_log_dedup
+// (unique on idempotency_id alone, unpartitioned): the insert claims ids there first and stores
+// only the logs whose id it claimed, in the same statement (insert-logs.ts), so a resent batch is
+// stored once whatever its timestamps. Retention deletes the dedup rows of dropped months.
 export class Migration0011RequestLogs extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table request_log_partitioned (
@@ -65,6 +66,11 @@ export class Migration0011RequestLogs extends Migration {
       unique (idempotency_id, started_at)
     ) partition by range (started_at);`);
 
+    this.addSql(`create table request_log_dedup (
+      idempotency_id varchar(128) primary key,
+      started_at timestamptz not null);`);
+    this.addSql(`create index request_log_dedup_time on request_log_dedup (started_at);`);
+
     // Creates the month's partition of `at_time` (UTC months) unless it exists; safe when two
     // sessions race (the loser's duplicate error is swallowed). Returns the partition's name.
     this.addSql(`create or replace function request_log_ensure_partition(at_time timestamptz) returns text
@@ -97,6 +103,7 @@ export class Migration0011RequestLogs extends Migration {
         provider, model, endpoint, method, status, latency_ms, upstream_latency_ms, prompt_tokens, completion_tokens, total_tokens,
         is_stream, error_code, metadata, started_at, created_at, left(metadata ->> '_user', 255)
       from request_log_unpartitioned;`);
+    this.addSql(`insert into request_log_dedup (idempotency_id, started_at) select idempotency_id, started_at from request_log_unpartitioned on conflict do nothing;`);
     this.addSql(`drop table request_log_unpartitioned;`);
 
     // Paging and analytics per workspace over a time range; trace lookups (feedback, filters); key and user groupings.

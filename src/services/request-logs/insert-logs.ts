@@ -65,11 +65,18 @@ const COLUMNS = Object.keys(COLUMN_SET).join(', ');
 
 /**
  * The rows travel as a single JSON parameter that PostgreSQL expands into `request_log` rows
- * (json_populate_recordset, typed by the table), not ~40 bind parameters per row. A row whose
- * (idempotency_id, started_at) is stored already is skipped — a resent batch counts once; see
- * migration 0011 for why started_at is part of the key.
+ * (json_populate_recordset, typed by the table), not ~40 bind parameters per row. Each row first
+ * claims its idempotency id in request_log_dedup; only rows whose id was not stored before (by an
+ * earlier batch, a resend, or an earlier row of this batch) are inserted — a resent batch counts
+ * once (ARCHITECTURE.md: Report; migration 0011 for why the claim is a separate table).
  */
-const INSERT = `insert into request_log (${COLUMNS}) select ${COLUMNS} from json_populate_recordset(null::request_log, ?::json) on conflict (idempotency_id, started_at) do nothing`;
+const INSERT = `with rows as (select * from json_populate_recordset(null::request_log, ?::json)),
+  fresh as (insert into request_log_dedup (idempotency_id, started_at)
+            select distinct on (idempotency_id) idempotency_id, started_at from rows
+            on conflict (idempotency_id) do nothing returning idempotency_id)
+  insert into request_log (${COLUMNS})
+  select distinct on (r.idempotency_id) ${COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')} from rows r join fresh f on f.idempotency_id = r.idempotency_id
+  on conflict (idempotency_id, started_at) do nothing`;
 
 const MONTH = (d: Date) => `${d.getUTCFullYear()}-${d.getUTCMonth()}`;
 /** Months this process knows have a partition (created by it, the maintenance job or the migration). */

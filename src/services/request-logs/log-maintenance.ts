@@ -43,7 +43,18 @@ export async function maintainRequestLogs(orm: MikroORM, opts: { retentionDays?:
       await conn.execute(`drop table if exists "${name}"`);
       dropped.push(name);
     }
-    if (dropped.length) forgetPartitions();
+    if (dropped.length) {
+      forgetPartitions();
+      // The claimed ids of the dropped months: everything before the first month still kept
+      // (kept months all end after the cutoff, dropped ones before it).
+      const keptStarts = parts
+        .filter((p) => !dropped.includes(p.name))
+        .map((p) => PARTITION.exec(p.name))
+        .filter((m): m is RegExpExecArray => !!m)
+        .map((m) => Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
+      const keptFrom = Math.min(cutoff, ...keptStarts);
+      await conn.execute('delete from request_log_dedup where started_at < ?', [new Date(keptFrom)]);
+    }
   }
   return { ensured, dropped };
 }

@@ -43,11 +43,13 @@ describe('partitioned request_log', () => {
     expect(row.part).toBe('request_log_p201503');
   });
 
-  it('keeps a resent batch once across partitions (unique idempotency_id + started_at)', async () => {
+  it('keeps a resent batch once across partitions, even with other timestamps (ids claimed in request_log_dedup)', async () => {
     const batch = { batch_id: 'r', records: [record('p-a', { started_at_ms: Date.UTC(2026, 9, 1) }), record('p-b', { started_at_ms: Date.UTC(2026, 10, 1) })] };
     expect(await storeUsageBatch(db.orm.em.fork(), batch)).toEqual({ batch_id: 'r', stored: 2, duplicates: 0, rejected: 0 });
     expect(await storeUsageBatch(db.orm.em.fork(), batch)).toEqual({ batch_id: 'r', stored: 0, duplicates: 2, rejected: 0 });
-    expect(Number((await sql(`select count(*) as n from request_log where request_id in ('p-a', 'p-b')`))[0].n)).toBe(2);
+    const moved = { batch_id: 'r2', records: [record('p-a', { started_at_ms: Date.UTC(2026, 8, 1) }), record('p-c', { started_at_ms: Date.UTC(2026, 8, 1) })] };
+    expect(await storeUsageBatch(db.orm.em.fork(), moved)).toEqual({ batch_id: 'r2', stored: 1, duplicates: 1, rejected: 0 });
+    expect(Number((await sql(`select count(*) as n from request_log where request_id in ('p-a', 'p-b', 'p-c')`))[0].n)).toBe(3);
   });
 
   it('creates partitions ahead and drops months wholly older than the retention', async () => {
@@ -61,6 +63,9 @@ describe('partitioned request_log', () => {
     expect(r.dropped).not.toContain('request_log_p201506');
     const left = (await sql(`select request_id from request_log where request_id like 'ret-%'`)).map((x) => x.request_id);
     expect(left).toEqual(['ret-2']);
+    // The dropped months' claimed ids go too; the kept month's stay.
+    const claimed = (await sql(`select idempotency_id from request_log_dedup where idempotency_id like 'ret-%' order by 1`)).map((x) => x.idempotency_id);
+    expect(claimed).toEqual(['ret-2:0']);
     // A late record of a dropped month still stores (its partition is made again).
     expect((await storeUsageBatch(db.orm.em.fork(), { batch_id: 'late', records: [record('ret-3', { started_at_ms: Date.UTC(2015, 4, 11) })] })).stored).toBe(1);
     // Retention 0 keeps everything.
