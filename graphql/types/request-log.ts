@@ -1,7 +1,9 @@
 import type { RequestLogItem, LogObject } from '../../src/services/request-logs/request-log-view.ts';
 import { getRequestLog, listRequestLogs, type RequestLogList } from '../../src/services/request-logs/read-request-logs.ts';
 import { insertCustomLogs, type InsertedLogs } from '../../src/services/request-logs/write-request-logs.ts';
+import { groupLogsByMetadata, listMetadataValues, type MetadataGroup, type MetadataValue } from '../../src/services/request-logs/log-metadata.ts';
 import { builder } from '../builder.ts';
+import { pageType } from './page.ts';
 
 // Request logs (issue 9, item 1; control-plane-schemas 2.14). Field names follow REST.
 
@@ -82,7 +84,37 @@ const InsertedLogsRef = builder.objectRef<InsertedLogs>('InsertedLogs').implemen
   fields: (t) => ({ stored: t.exposeInt('stored'), ids: t.exposeStringList('ids') }),
 });
 
+const MetadataValueRef = builder.objectRef<MetadataValue>('LogMetadataValue').implement({
+  fields: (t) => ({ value: t.exposeString('value'), count: t.exposeInt('count'), last_seen: t.exposeString('last_seen') }),
+});
+const MetadataGroupRef = builder.objectRef<MetadataGroup>('LogMetadataGroup').implement({
+  fields: (t) => ({
+    metadata_value: t.exposeString('metadata_value'),
+    requests: t.exposeInt('requests'),
+    errors: t.exposeInt('errors'),
+    cost: t.exposeFloat('cost'),
+    total_units: t.exposeInt('total_units'),
+    avg_response_time: t.exposeInt('avg_response_time'),
+    first_seen: t.exposeString('first_seen'),
+    last_seen: t.exposeString('last_seen'),
+  }),
+});
+const MetadataValuePageRef = pageType('LogMetadataValuePage', MetadataValueRef);
+const MetadataGroupPageRef = pageType('LogMetadataGroupPage', MetadataGroupRef);
+
 builder.queryFields((t) => ({
+  logMetadataValues: t.field({
+    type: MetadataValuePageRef,
+    description: 'GET /logs/metadata/{metadataKey} (draft): distinct values of a metadata key',
+    args: { key: t.arg.string({ required: true }), params: t.arg({ type: 'JSON', description: 'GET /logs filters plus current_page, page_size' }) },
+    resolve: (_, a, ctx) => listMetadataValues(ctx.em, ctx.actor, a.key, a.params ?? {}),
+  }),
+  logMetadataGroups: t.field({
+    type: MetadataGroupPageRef,
+    description: 'GET /logs/groups/metadata/{metadataKey} (draft): logs grouped by a metadata value',
+    args: { key: t.arg.string({ required: true }), params: t.arg({ type: 'JSON' }) },
+    resolve: (_, a, ctx) => groupLogsByMetadata(ctx.em, ctx.actor, a.key, a.params ?? {}),
+  }),
   requestLogs: t.field({
     type: RequestLogPageRef,
     args: {

@@ -76,7 +76,21 @@ async function insert(ctx: RestContext): Promise<Response> {
   return out.ok ? new Response(null, { status: 200 }) : out.response;
 }
 
+const VALUES = `query LogMetadataValues($key: String!, $params: JSON) { logMetadataValues(key: $key, params: $params) { object total data { value count last_seen } } }`;
+const GROUPS = `query LogMetadataGroups($key: String!, $params: JSON) {
+  logMetadataGroups(key: $key, params: $params) { object total data { metadata_value requests errors cost total_units avg_response_time first_seen last_seen } }
+}`;
+
+const byMetadata = (document: string, field: string) => async (ctx: RestContext): Promise<Response> => {
+  const params = Object.fromEntries([...ctx.query].filter(([, v]) => v !== ''));
+  const out = fieldOrError<unknown>(await ctx.run(document, { key: ctx.params.metadataKey, params }, ctx.request, ctx.ip), field);
+  return out.ok ? json(out.value) : out.response;
+};
+
 export const logRoutes: RestRoute[] = [
+  // Draft branch routes (api-catalogue "Logs — draft branch (2)").
+  { method: 'GET', path: '/v1/logs/metadata/:metadataKey', handler: byMetadata(VALUES, 'logMetadataValues') },
+  { method: 'GET', path: '/v1/logs/groups/metadata/:metadataKey', handler: byMetadata(GROUPS, 'logMetadataGroups') },
   { method: 'GET', path: '/v1/logs', handler: list },
   { method: 'POST', path: '/v1/logs', handler: insert },
   { method: 'GET', path: '/v1/logs/:logId', handler: get },

@@ -224,6 +224,24 @@ describe('POST /v1/logs', () => {
   });
 });
 
+describe('draft routes: /v1/logs/metadata/{key} and /v1/logs/groups/metadata/{key}', () => {
+  it('lists the values of a metadata key and groups logs by them, with filters and paging', async () => {
+    const values = await call('GET', `/v1/logs/metadata/team?workspace_id=ws-default&trace_id=A,B,C&time_of_generation_min=${new Date(T0).toISOString()}`);
+    expect(values.status).toBe(200);
+    expect(values.body).toMatchObject({ object: 'list', total: 2 });
+    expect(values.body.data.map((v: any) => [v.value, v.count])).toEqual([['blue', 1], ['red', 1]]);
+    const groups = await call('GET', `/v1/logs/groups/metadata/team?time_of_generation_min=${new Date(T0).toISOString()}&status_code=429`);
+    expect(groups.body).toMatchObject({ object: 'list', total: 1, data: [{ metadata_value: 'blue', requests: 1, errors: 1, cost: 3.5, total_units: 150, avg_response_time: 100 }] });
+    const paged = await call('GET', `/v1/logs/metadata/team?trace_id=A,C&page_size=1&current_page=1`);
+    expect(paged.body).toMatchObject({ total: 2, data: [{ value: 'red' }] });
+    expect((await call('GET', '/v1/logs/metadata/team', undefined, otherWsKey)).body).toMatchObject({ total: 0, data: [] });
+    expect((await call('GET', '/v1/logs/metadata/team', undefined, noScopeKey)).status).toBe(403);
+    expect((await call('GET', '/v1/logs/groups/metadata/team?page_size=0')).body.error.param).toBe('page_size');
+    const g = await gql(`{ logMetadataGroups(key: "team", params: { status_code: "429" }) { total data { metadata_value } } }`);
+    expect(g.body.data.logMetadataGroups).toEqual({ total: 1, data: [{ metadata_value: 'blue' }] });
+  });
+});
+
 describe('request logs over GraphQL', () => {
   it('lists with filters and paging, gets one, inserts', async () => {
     const list = await gql(`query($f: JSON, $l: Int) { requestLogs(filters: $f, limit: $l) { object has_more next_cursor data { trace_id status ai_model } } }`, { f: { status_code: '500' }, l: 5 });
