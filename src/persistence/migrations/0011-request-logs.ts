@@ -110,6 +110,8 @@ export class Migration0011RequestLogs extends Migration {
     this.addSql(`create index request_log_ws_time on request_log (workspace_id, started_at desc, id desc);`);
     this.addSql(`create index request_log_org_time on request_log (organisation_id, started_at desc, id desc);`);
     this.addSql(`create index request_log_trace on request_log (trace_id);`);
+    // Key usage windows (0003, api-keys/current-usage.ts).
+    this.addSql(`create index request_log_key_time on request_log (api_key_id, started_at);`);
     this.addSql(`create index request_log_id on request_log (id);`);
     // The few logs analytics picks out of a range by flag: retried, fallback and failed requests.
     this.addSql(`create index request_log_retried on request_log (workspace_id, started_at) where retry_count > 0;`);
