@@ -10,11 +10,12 @@ import { Migration } from '@mikro-orm/migrations';
 // default partition holding rows of a month would make creating that month's partition fail.
 //
 // Idempotency across partitions: a unique index on a partitioned table must contain the partition
-// key, so request_log itself can only be unique on (idempotency_id, started_at). That alone would
-// trust every resend to carry the same started_at; instead the ids live in request_log_dedup
+// key, so request_log itself could only be unique on (idempotency_id, started_at), which would
+// trust every resend to carry the same started_at. Instead the ids live in request_log_dedup
 // (unique on idempotency_id alone, unpartitioned): the insert claims ids there first and stores
 // only the logs whose id it claimed, in the same statement (insert-logs.ts), so a resent batch is
 // stored once whatever its timestamps. Retention deletes the dedup rows of dropped months.
+// (Lookups by id alone use the primary key (id, started_at): id leads it.)
 export class Migration0011RequestLogs extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table request_log_partitioned (
@@ -62,8 +63,7 @@ export class Migration0011RequestLogs extends Migration {
       span_name varchar(255) null,
       mode varchar(32) null,
       source varchar(16) not null default 'gateway',
-      primary key (id, started_at),
-      unique (idempotency_id, started_at)
+      primary key (id, started_at)
     ) partition by range (started_at);`);
 
     this.addSql(`create table request_log_dedup (
@@ -112,7 +112,6 @@ export class Migration0011RequestLogs extends Migration {
     this.addSql(`create index request_log_trace on request_log (trace_id);`);
     // Key usage windows (0003, api-keys/current-usage.ts).
     this.addSql(`create index request_log_key_time on request_log (api_key_id, started_at);`);
-    this.addSql(`create index request_log_id on request_log (id);`);
     // The few logs analytics picks out of a range by flag: retried, fallback and failed requests.
     this.addSql(`create index request_log_retried on request_log (workspace_id, started_at) where retry_count > 0;`);
     this.addSql(`create index request_log_fallback on request_log (workspace_id, started_at) where mode = 'fallback';`);
