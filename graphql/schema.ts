@@ -22,5 +22,9 @@ import './types/guardrail-settings.ts';
 import './types/deployment.ts';
 import './types/mcp-integration.ts';
 import './types/mcp-server.ts';
+import './types/request-log.ts';
+import './types/log-export.ts';
+import './types/feedback.ts';
+import './types/analytics.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

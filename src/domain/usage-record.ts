@@ -21,6 +21,35 @@ export interface UsageRecord {
   is_stream: boolean;
   error_code: string;
   metadata_json: string;
+  // Request-log additions (issue 9, item 1), optional so older workers keep reporting; over gRPC an
+  // unset one arrives as its proto default ("" / 0 / false), which means "not known".
+  /** The `_user` metadata value; derived from metadata_json when empty. */
+  user?: string;
+  /** Cost in cents. */
+  cost?: number;
+  cost_currency?: string;
+  /** HIT | MISS | SEMANTIC HIT | DISABLED … ("" = not cached / unknown). */
+  cache_status?: string;
+  retry_count?: number;
+  /** Which config target answered, as a JSON path (e.g. `targets[1]`). */
+  target_path?: string;
+  /** JSON array of guardrail verdicts. */
+  guardrail_verdicts_json?: string;
+  request_url?: string;
+  request_headers_json?: string;
+  request_body?: string;
+  response_headers_json?: string;
+  response_body?: string;
+  /** A pass-through (proxy) request. */
+  is_proxy?: boolean;
+  config_id?: string;
+  /** Managed provider slug or legacy virtual key used. */
+  virtual_key?: string;
+  prompt_slug?: string;
+  span_id?: string;
+  span_name?: string;
+  /** single | loadbalance | fallback … */
+  mode?: string;
 }
 
 export interface UsageBatch {

@@ -13,6 +13,8 @@ import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
 import type { SecretResolverOptions } from '../services/secret-references/resolve-secret-reference.ts';
 import { createWorkerResolvers } from '../services/sync/worker-resolvers.ts';
+import { startExportJob } from '../services/log-exports/export-job.ts';
+import { startLogMaintenance } from '../services/request-logs/log-maintenance.ts';
 import { startSync, type SyncOptions, type SyncService } from '../services/sync/sync-service.ts';
 
 export interface ControlPlaneOptions {
@@ -40,6 +42,11 @@ export interface ControlPlaneOptions {
   sync?: SyncOptions;
   /** Where `env` and `file` secret references may read (SECRET_REFERENCE_ENV_PREFIX, SECRET_REFERENCE_FILE_ROOT). */
   secretReferences?: SecretResolverOptions;
+  /** Log exports (issue 9): where the job writes JSONL files (LOG_EXPORT_DIR) and how often it polls. */
+  logExportDir?: string;
+  logExportPollMs?: number;
+  /** Request-log retention in days (REQUEST_LOG_RETENTION_DAYS; 0 keeps everything). */
+  requestLogRetentionDays?: number;
 }
 
 export interface RunningControlPlane {
@@ -128,6 +135,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   });
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const rotation = opts.rotationIntervalMs === 0 ? null : startRotationScheduler(orm, opts.secretBox, { intervalMs: opts.rotationIntervalMs, logger });
+  const logExports = startExportJob(orm, { dir: opts.logExportDir, intervalMs: opts.logExportPollMs, logger });
+  const logMaintenance = startLogMaintenance(orm, { retentionDays: opts.requestLogRetentionDays, logger });
   logger.info('control plane listening', { http: httpPort, grpc: grpc.port });
   return {
     httpUrl: `http://${host}:${httpPort}`,
@@ -137,6 +146,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     sync,
     async close() {
       await rotation?.stop();
+      await logExports.stop();
+      await logMaintenance.stop();
       await grpc.close();
       await sync.stop();
       await new Promise<void>((resolve) => {

@@ -39,6 +39,8 @@ const cp = await startControlPlane({
   logger,
   secretBox: createSecretBox(env.GATEWAY_SECRET_KEY),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
+  requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS,
+  logExportDir: env.LOG_EXPORT_DIR,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
   gatewayUrls: env.GATEWAY_PUBLIC_URLS ?? [],
   trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),

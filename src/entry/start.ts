@@ -49,6 +49,8 @@ const cp = await startControlPlane({
   logger,
   secretBox: createSecretBox(secretKey.key),
   rotationIntervalMs: env.ROTATION_INTERVAL_MS,
+  requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS,
+  logExportDir: env.LOG_EXPORT_DIR,
   publicUrl: env.PUBLIC_CONTROL_PLANE_URL ?? null,
   gatewayUrls,
   trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),

@@ -22,6 +22,9 @@ const rotationInterval = z.coerce.number().int().min(0).default(60_000);
 const publicUrl = url(['http:', 'https:']).optional();
 // The gateway workers' public base URLs (comma-separated; the first is the default), shown in deployment and MCP server answers.
 const gatewayUrls = z.string().transform((v) => v.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)).pipe(z.array(url(['http:', 'https:']))).optional();
+// Request logs (issue 9): retention in days (0 keeps everything) and where log exports are written.
+const logRetentionDays = z.coerce.number().int().min(0).max(36_500).default(30);
+const logExportDir = z.string().min(1).default('.data/log-exports');
 
 const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -55,6 +58,8 @@ const controlPlane = z.object({
   GATEWAY_PUBLIC_URLS: gatewayUrls,
   // Private hosts the control plane may test or ping (MCP upstreams, deployments), like the workers' setting.
   TRUSTED_CUSTOM_HOSTS: z.string().default(''),
+  REQUEST_LOG_RETENTION_DAYS: logRetentionDays,
+  LOG_EXPORT_DIR: logExportDir,
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';
@@ -103,6 +108,8 @@ const embedded = z.object({
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
   GATEWAY_PUBLIC_URLS: gatewayUrls,
+  REQUEST_LOG_RETENTION_DAYS: logRetentionDays,
+  LOG_EXPORT_DIR: logExportDir,
 });
 
 export type ControlPlaneEnv = z.output<typeof controlPlane>;

@@ -1,5 +1,6 @@
 import { AppError, errorResponse, toAppError } from '../domain/errors.ts';
 import type { Logger } from '../domain/logger.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditLogRoutes } from './audit-logs.ts';
 import { configRoutes } from './configs.ts';
@@ -14,6 +15,9 @@ import { guardrailSettingsRoutes } from './guardrail-settings.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { mcpIntegrationRoutes } from './mcp-integrations.ts';
 import { mcpServerRoutes } from './mcp-servers.ts';
+import { feedbackRoutes } from './feedback.ts';
+import { logExportRoutes } from './log-exports.ts';
+import { logRoutes } from './logs.ts';
 import { inviteAcceptRoutes, userRoutes } from './users.ts';
 import { workspaceRoutes } from './workspaces.ts';
 import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
@@ -26,6 +30,7 @@ interface CompiledRoute {
 
 // One resource per line, so resources added in parallel merge cleanly.
 const ROUTES: RestRoute[] = [
+  ...analyticsRoutes,
   ...apiKeyRoutes,
   ...auditLogRoutes,
   ...configRoutes,
@@ -40,6 +45,9 @@ const ROUTES: RestRoute[] = [
   ...deploymentRoutes,
   ...mcpIntegrationRoutes,
   ...mcpServerRoutes,
+  ...feedbackRoutes,
+  ...logExportRoutes,
+  ...logRoutes,
   ...inviteAcceptRoutes,
   ...userRoutes,
   ...workspaceRoutes,

@@ -298,7 +298,7 @@ describe('MCP servers over REST', () => {
     await call('PUT', `/v1/mcp-integrations/${i.id}/capabilities`, { capabilities: [{ name: 'c', type: 'tool', enabled: false }] });
     const s = await makeServer(i.id, { slug: 'resolved-srv' });
     const key = `${stack.workspaceId}:resolved-srv`;
-    const changes = async () => sql<{ version: string; action: string }>('select version::text, action from resource_change where resource_type = ? and resource_key = ? order by version', ['mcp_server', key]);
+    const changes = async () => sql<{ version: string; action: string }>('select version::text, action from resource_change where resource_type = ? and resource_key = ? order by resource_change.version', ['mcp_server', key]);
     expect(await changes()).toEqual([{ version: expect.any(String), action: 'upsert' }]);
 
     const user = await addUser('Dee');

@@ -172,6 +172,14 @@ const MATRIX: [string, (key: string) => Promise<number>, Record<Actor, boolean>]
     { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
   ['read the audit log', (k) => call(k, 'GET', `/v1/audit-logs?${window()}`),
     { 'Admin API key': Y, 'Workspace API key': N, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': N, 'Workspace Member': N }],
+  ['view analytics', (k) => call(k, 'GET', `/v1/analytics/graphs/requests?workspace_slug=ws-default&time_of_generation_min=${new Date(Date.now() - 3_600_000).toISOString()}&time_of_generation_max=${new Date().toISOString()}`),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
+  ['create feedback', (k) => call(k, 'POST', '/v1/feedback', { trace_id: uniq(), value: 1 }),
+    { 'Admin API key': N, 'Workspace API key': Y, 'Organization Owner': N, 'Organization Admin': N, 'Workspace Manager': Y, 'Workspace Member': Y }],
+  ['create a log export in its own workspace', (k) => call(k, 'POST', '/v1/logs/exports', { workspace_id: 'ws-default', filters: {}, requested_data: ['id'] }),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': N }],
+  ['list request logs', (k) => call(k, 'GET', '/v1/logs?workspace_id=ws-default'),
+    { 'Admin API key': Y, 'Workspace API key': Y, 'Organization Owner': Y, 'Organization Admin': Y, 'Workspace Manager': Y, 'Workspace Member': Y }],
 ];
 
 describe('authorization matrix (spec: Authentication 3)', () => {

@@ -5,6 +5,8 @@ import { ConfigVersionSchema } from './config-version.ts';
 import { GuardrailSchema } from './guardrail.ts';
 import { GuardrailVersionSchema } from './guardrail-version.ts';
 import { GuardrailWorkspaceExclusionSchema, OrganisationGuardrailDefaultsSchema } from './guardrail-settings.ts';
+import { FeedbackSchema } from './feedback.ts';
+import { LogExportSchema } from './log-export.ts';
 import { OrganisationSchema } from './organisation.ts';
 import { RequestLogSchema } from './request-log.ts';
 import { UserSchema } from './user.ts';
@@ -32,6 +34,8 @@ export const ENTITIES = [
   GuardrailVersionSchema,
   GuardrailWorkspaceExclusionSchema,
   OrganisationGuardrailDefaultsSchema,
+  FeedbackSchema,
+  LogExportSchema,
   OrganisationSchema,
   RequestLogSchema,
   UserSchema,
@@ -64,6 +68,8 @@ export {
   GuardrailVersionSchema,
   GuardrailWorkspaceExclusionSchema,
   OrganisationGuardrailDefaultsSchema,
+  FeedbackSchema,
+  LogExportSchema,
   OrganisationSchema,
   RequestLogSchema,
   UserSchema,

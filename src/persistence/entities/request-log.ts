@@ -5,7 +5,7 @@ export const RequestLogSchema = defineEntity({
   tableName: 'request_log',
   properties: (p) => ({
     id: p.uuid().primary(),
-    idempotencyId: p.string().unique(),
+    idempotencyId: p.string(),
     requestId: p.string(),
     attempt: p.integer(),
     traceId: p.string(),
@@ -27,6 +27,29 @@ export const RequestLogSchema = defineEntity({
     metadata: p.json<Record<string, unknown>>().nullable(),
     startedAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    // Issue 9 item 1 (migration 0011). The table is partitioned by month on started_at: its real
+    // key is (id, started_at); rows are written and read with SQL (services/usage, services/request-logs).
+    userId: p.string().nullable(),
+    cost: p.double(),
+    costCurrency: p.string(),
+    cacheStatus: p.string().nullable(),
+    retryCount: p.integer(),
+    targetPath: p.string().nullable(),
+    guardrailVerdicts: p.json<unknown[]>().nullable(),
+    requestUrl: p.text().nullable(),
+    requestHeaders: p.json<Record<string, string>>().nullable(),
+    requestBody: p.text().nullable(),
+    responseHeaders: p.json<Record<string, string>>().nullable(),
+    responseBody: p.text().nullable(),
+    bodiesTruncated: p.boolean(),
+    isProxy: p.boolean(),
+    configId: p.string().nullable(),
+    virtualKey: p.string().nullable(),
+    promptSlug: p.string().nullable(),
+    spanId: p.string().nullable(),
+    spanName: p.string().nullable(),
+    mode: p.string().nullable(),
+    source: p.string(),
   }),
 });
 export type RequestLog = InferEntity<typeof RequestLogSchema>;

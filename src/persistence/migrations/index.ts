@@ -8,6 +8,7 @@ import { Migration0007Guardrails } from './0007-guardrails.ts';
 import { Migration0008Integrations } from './0008-integrations.ts';
 import { Migration0009Policies } from './0009-policies.ts';
 import { Migration0010DeploymentsMcp } from './0010-deployments-mcp.ts';
+import { Migration0011RequestLogs } from './0011-request-logs.ts';
 import { Migration0012ResourceLookup } from './0012-resource-lookup.ts';
 import { Migration0014WorkspaceChanges } from './0014-workspace-changes.ts';
 
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   { name: '0008-integrations', class: Migration0008Integrations },
   { name: '0009-policies', class: Migration0009Policies },
   { name: '0010-deployments-mcp', class: Migration0010DeploymentsMcp },
+  { name: '0011-request-logs', class: Migration0011RequestLogs },
   { name: '0012-resource-lookup', class: Migration0012ResourceLookup },
   { name: '0014-workspace-changes', class: Migration0014WorkspaceChanges },
 ];

@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SENSITIVE_HEADERS_HEADER, sensitiveHeaderNames, userOf } from '../../domain/log-fields.ts';
 import type { ReportAck, UsageBatch, UsageRecord } from '../../domain/usage-record.ts';
+import { insertLogRows, type LogRow } from '../request-logs/insert-logs.ts';
+import { capBody, sanitizeHeaders } from '../request-logs/log-shaping.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuidOrNull = (v: string) => (UUID.test(v) ? v : null);
 
-function parseMetadata(json: string): Record<string, unknown> | null {
+function parseObject(json: string | undefined): Record<string, unknown> | null {
   if (!json) return null;
   try {
     const v = JSON.parse(json);
@@ -14,7 +17,28 @@ function parseMetadata(json: string): Record<string, unknown> | null {
   }
 }
 
-function toRow(r: UsageRecord) {
+function parseArray(json: string | undefined): unknown[] | null {
+  if (!json) return null;
+  try {
+    const v = JSON.parse(json);
+    return Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+const text = (v: string | undefined, max: number): string | null => (v ? v.slice(0, max) : null);
+const finite = (v: number | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+function toRow(r: UsageRecord): LogRow {
+  const metadata = parseObject(r.metadata_json);
+  const reqBody = capBody(r.request_body);
+  const resBody = capBody(r.response_body);
+  const requestHeaders = sanitizeHeaders(parseObject(r.request_headers_json));
+  // Names the request marks sensitive are hashed in the response's headers too.
+  const rawRequestHeaders = parseObject(r.request_headers_json) ?? {};
+  const marked = Object.entries(rawRequestHeaders).find(([k]) => k.toLowerCase() === SENSITIVE_HEADERS_HEADER)?.[1];
+  const sensitive = sensitiveHeaderNames(typeof marked === 'string' ? marked : Array.isArray(marked) ? JSON.stringify(marked) : null);
   return {
     id: crypto.randomUUID(),
     idempotency_id: r.idempotency_id.slice(0, 128),
@@ -36,34 +60,41 @@ function toRow(r: UsageRecord) {
     total_tokens: r.total_tokens,
     is_stream: r.is_stream,
     error_code: r.error_code || null,
-    metadata: parseMetadata(r.metadata_json),
+    metadata,
     started_at: new Date(r.started_at_ms),
+    user_id: text(r.user, 255) ?? userOf(metadata),
+    cost: finite(r.cost),
+    cost_currency: text(r.cost_currency, 8) ?? 'USD',
+    cache_status: text(r.cache_status, 32),
+    retry_count: Math.max(0, Math.trunc(r.retry_count ?? 0)),
+    target_path: text(r.target_path, 255),
+    guardrail_verdicts: parseArray(r.guardrail_verdicts_json),
+    request_url: r.request_url || null,
+    request_headers: requestHeaders,
+    request_body: reqBody.text,
+    response_headers: sanitizeHeaders(parseObject(r.response_headers_json), sensitive),
+    response_body: resBody.text,
+    bodies_truncated: reqBody.truncated || resBody.truncated,
+    is_proxy: r.is_proxy ?? false,
+    config_id: text(r.config_id, 255),
+    virtual_key: text(r.virtual_key, 255),
+    prompt_slug: text(r.prompt_slug, 255),
+    span_id: text(r.span_id, 255),
+    span_name: text(r.span_name, 255),
+    mode: text(r.mode, 32),
+    source: 'gateway',
   };
 }
 
-// Every column toRow fills, and only those (the compiler checks both ways).
-const COLUMN_SET: Record<keyof ReturnType<typeof toRow>, true> = {
-  id: true, idempotency_id: true, request_id: true, attempt: true, trace_id: true, organisation_id: true, workspace_id: true,
-  api_key_id: true, provider: true, model: true, endpoint: true, method: true, status: true, latency_ms: true,
-  upstream_latency_ms: true, prompt_tokens: true, completion_tokens: true, total_tokens: true, is_stream: true,
-  error_code: true, metadata: true, started_at: true,
-};
-const COLUMNS = Object.keys(COLUMN_SET).join(', ');
-
 /**
- * One statement per batch whatever its size: the rows travel as a single JSON parameter that
- * PostgreSQL expands into `request_log` rows (json_populate_recordset, typed by the table), instead of
- * 22 bind parameters per row. Ids already stored are skipped, so a batch resent after a reconnect is
- * counted once (ARCHITECTURE.md: Report); a record repeated within the batch is stored once too.
+ * Stores a batch in one statement (insert-logs.ts); the ack counts the records newly stored,
+ * already stored (a resend after a reconnect, or a record repeated within the batch), and
+ * malformed. ARCHITECTURE.md: Report — nothing lost, nothing counted twice.
  */
-const INSERT = `insert into request_log (${COLUMNS}) select ${COLUMNS} from json_populate_recordset(null::request_log, ?::json) on conflict (idempotency_id) do nothing`;
-
-/** Stores a batch; the ack counts the records newly stored, already stored, and malformed. */
 export async function storeUsageBatch(em: EntityManager, batch: UsageBatch): Promise<ReportAck> {
-  const valid = batch.records.filter((r) => r.idempotency_id && UUID.test(r.organisation_id));
+  const valid = batch.records.filter((r) => r.idempotency_id && UUID.test(r.organisation_id) && Number.isFinite(r.started_at_ms));
   const rejected = batch.records.length - valid.length;
   if (!valid.length) return { batch_id: batch.batch_id, stored: 0, duplicates: 0, rejected };
-  const result: { rowCount: number | null } = await em.getConnection().getKnex().raw(INSERT, [JSON.stringify(valid.map(toRow))]);
-  const stored = result.rowCount ?? 0;
+  const stored = await insertLogRows(em, valid.map(toRow));
   return { batch_id: batch.batch_id, stored, duplicates: valid.length - stored, rejected };
 }

@@ -26,7 +26,7 @@ async function call(method: string, path: string, body?: unknown) {
   return text ? JSON.parse(text) : null;
 }
 
-const changes = (key: string) => sql<{ version: string; action: string }>('select version::text, action from resource_change where resource_type = ? and resource_key = ? order by version', [PROVIDER_RESOURCE_TYPE, key]);
+const changes = (key: string) => sql<{ version: string; action: string }>('select version::text, action from resource_change where resource_type = ? and resource_key = ? order by resource_change.version', [PROVIDER_RESOURCE_TYPE, key]);
 const latest = async (key: string) => Number((await changes(key)).at(-1)?.version ?? 0);
 
 const KEY_1 = 'sk-resolver-first-key-000000000000';
