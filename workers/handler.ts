@@ -12,6 +12,7 @@ import { authenticate } from './pipeline/authenticate.ts';
 import { callTarget, parseJsonBody, type GatewayCall } from './pipeline/call-target.ts';
 import { readGatewayHeaders, type GatewayHeaders } from './pipeline/gateway-headers.ts';
 import { headersForLog } from './pipeline/log-headers.ts';
+import { accountRequest, admitRequest, withLimitHeaders, type LimitDeps } from './limits/request-limits.ts';
 import { RequestState } from './pipeline/request-state.ts';
 import { resolveTargets } from './pipeline/resolve-target.ts';
 import type { KeyCache } from './sync/key-cache.ts';
@@ -40,6 +41,8 @@ export interface WorkerDeps {
   models?: ModelCatalogue;
   /** Configs, guardrails, policies (and providers) resolved from the control plane, kept fresh by Watch. */
   resources?: ResourceCache;
+  /** Rate limits, budgets and cost (issue 8); without it nothing is limited (cost is still priced). */
+  limits?: LimitDeps;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -57,6 +60,7 @@ const PROXY_PREFIX = 'proxy/';
 /** The data plane as one web-standard fetch handler (ARCHITECTURE.md: Data plane request flow). */
 export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
   const finish = (state: RequestState) => {
+    accountRequest(deps.limits, state);
     const record = state.toRecord();
     if (record) deps.usage.push(record);
   };
@@ -84,13 +88,14 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
         return response;
       }
       const json = route?.body === 'json' ? parseJsonBody(await request.text(), route.endpoint) : null;
+      const limitHeaders = await admitRequest(deps.limits, state, json?.body ?? null, headers.provider);
       const { targets } = await resolveTargets(headers, state.key, targetDeps);
       // The routing engine (fallback, loadbalance, conditional, retries) walks the targets; until
       // then the first one answers.
       const target = targets[0]!;
       state.provider = target.provider.name;
       const call: GatewayCall = { request, path, route, json, state };
-      return (await callTarget(target, call, callDeps)).response;
+      return withLimitHeaders((await callTarget(target, call, callDeps)).response, limitHeaders);
     } catch (err) {
       const e = toAppError(err);
       if (!(err instanceof AppError) || e.status >= 500) {

@@ -21,6 +21,25 @@ export interface UsageRecord {
   is_stream: boolean;
   error_code: string;
   metadata_json: string;
+  /** Issue 8: USD cents from the pricing catalogue or a custom price; absent when the model has no price. */
+  cost_cents?: number;
+  /** Issue 8: prompt tokens read from the provider's prompt cache (part of prompt_tokens). */
+  cached_prompt_tokens?: number;
+  /** Issue 8: usage limits whose alert threshold this request crossed (once per period), JSON list of {@link UsageAlert}. */
+  alerts_json?: string;
+}
+
+/** A usage limit's alert threshold crossed (issue 8 item 3): the control plane notifies on it. */
+export interface UsageAlert {
+  /** `api_key` (the key's usage_limits, notified to its alert_emails) or `policy` (a usage-limit policy). */
+  scope: 'api_key' | 'policy';
+  /** The key's or the policy's id. */
+  id: string;
+  type: 'cost' | 'tokens' | 'requests';
+  alert_threshold: number;
+  credit_limit: number;
+  /** Epoch ms when the period ends. */
+  period_end_ms: number;
 }
 
 export interface UsageBatch {

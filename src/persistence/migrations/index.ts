@@ -9,6 +9,7 @@ import { Migration0008Integrations } from './0008-integrations.ts';
 import { Migration0009Policies } from './0009-policies.ts';
 import { Migration0010DeploymentsMcp } from './0010-deployments-mcp.ts';
 import { Migration0012ResourceLookup } from './0012-resource-lookup.ts';
+import { Migration0013RequestCost } from './0013-request-cost.ts';
 
 // Listed explicitly (not globbed) so tsx, vitest and Deno all load the same set.
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   { name: '0009-policies', class: Migration0009Policies },
   { name: '0010-deployments-mcp', class: Migration0010DeploymentsMcp },
   { name: '0012-resource-lookup', class: Migration0012ResourceLookup },
+  { name: '0013-request-cost', class: Migration0013RequestCost },
 ];

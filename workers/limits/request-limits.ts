@@ -1,0 +1,122 @@
+// Issue 8 on the request path: one admission per request covering the key's limits and every
+// matching policy (one store call, one Redis round trip), then, when the request is accounted,
+// its cost from the pricing catalogue and the settlement of what was reserved (off the path).
+import type { LimitStore } from '../../src/domain/limits/limit-store.ts';
+import type { Logger } from '../../src/domain/logger.ts';
+import type { RequestFacts } from '../../src/domain/policies/conditions.ts';
+import { costOf } from '../../src/domain/pricing/cost.ts';
+import { findPrice } from '../../src/domain/pricing/find-price.ts';
+import type { CustomModelPrice, ModelPrice } from '../../src/domain/pricing/types.ts';
+import type { UsageAlert } from '../../src/domain/usage-record.ts';
+import type { RequestState } from '../pipeline/request-state.ts';
+import type { ResourceCache } from '../sync/resource-cache.ts';
+import { admit } from './admission.ts';
+import { estimateTokens, keyChecks, type UsageEstimate } from './key-checks.ts';
+import { policyChecks, type PolicySet } from './policy-checks.ts';
+
+export const POLICY_SET = 'policy_set';
+
+export interface LimitDeps {
+  store: LimitStore;
+  resources?: ResourceCache | undefined;
+  logger: Logger;
+  /** Operator prices for custom models (checked before the catalogue). */
+  customPrices?: readonly CustomModelPrice[];
+  now?: () => number;
+}
+
+/** The facts policy conditions and group-by keys read (control-plane-schemas 1.5). */
+export function requestFacts(state: RequestState): RequestFacts {
+  const metadata: Record<string, string | number | boolean | null> = {};
+  for (const [k, v] of Object.entries(state.metadata ?? {})) {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) metadata[k] = v;
+  }
+  return { api_key: state.key?.id ?? null, organisation_id: state.key?.organisationId ?? null, workspace_id: state.key?.workspaceId ?? null, metadata };
+}
+
+function priceOf(deps: LimitDeps, provider: string | null, model: string | null): ModelPrice | null {
+  if (!provider || !model) return null;
+  return findPrice(provider, model, deps.customPrices ?? [])?.price ?? null;
+}
+
+/**
+ * What the request will likely use: prompt characters / 4 plus its completion allowance, and that
+ * priced when the provider (x-gateway-provider) and model are known before routing. Reserving the
+ * estimate (never the whole remaining budget) bounds the overshoot of concurrent requests.
+ */
+export function estimateUsage(deps: LimitDeps, json: Record<string, unknown> | null, provider: string | null): UsageEstimate {
+  const tokens = estimateTokens(json);
+  const model = typeof json?.model === 'string' ? json.model : null;
+  const price = priceOf(deps, provider, model);
+  if (!price) return { tokens, cost: null };
+  const max = [json?.max_completion_tokens, json?.max_tokens, json?.max_output_tokens].find((v) => typeof v === 'number' && v >= 0) as number | undefined;
+  const completion = Math.min(tokens, max ?? 256);
+  return { tokens, cost: costOf({ prompt: tokens - completion, completion }, price).usd_number };
+}
+
+async function policySet(deps: LimitDeps, organisationId: string): Promise<PolicySet | null> {
+  if (!deps.resources) return null;
+  try {
+    const r = await deps.resources.get(POLICY_SET, organisationId);
+    return r ? (r.payload as unknown as PolicySet) : null;
+  } catch (err) {
+    // Control plane unreachable with nothing cached: the key's own limits still hold.
+    deps.logger.warn('policy set unavailable; key limits only', { organisation_id: organisationId, err: String(err) });
+    return null;
+  }
+}
+
+/**
+ * Admits the authenticated request or throws the 429 (rate_limit_exceeded / usage_limit_exceeded)
+ * or, fail-closed without Redis, the 503. Returns the x-ratelimit-* headers for the answer and
+ * leaves the settlement on the state for `accountRequest`.
+ */
+export async function admitRequest(deps: LimitDeps | undefined, state: RequestState, json: Record<string, unknown> | null, provider: string | null): Promise<Record<string, string>> {
+  const key = state.key;
+  if (!deps || !key) return {};
+  const now = (deps.now ?? Date.now)();
+  const estimate = estimateUsage(deps, json, provider);
+  const set = await policySet(deps, key.organisationId);
+  const own = keyChecks(key, estimate, now);
+  const checks = [...own, ...policyChecks(set, requestFacts(state), estimate, now)];
+  const admitted = await admit(deps.store, checks);
+  state.alerts = admitted.alerts.map((c): UsageAlert => {
+    const ofKey = own.includes(c);
+    const id = ofKey ? key.id : /\{pul:([^:}]+):/.exec(c.key)?.[1] ?? '';
+    return { scope: ofKey ? 'api_key' : 'policy', id, type: c.measure, alert_threshold: c.alertAt ?? 0, credit_limit: c.limit, period_end_ms: c.periodEndMs ?? 0 };
+  });
+  if (checks.some((c) => c.measure !== 'requests')) {
+    state.settleLimits = (s) => {
+      admitted.settle({ tokens: s.tokens.total, cost: s.costCents === null ? null : s.costCents / 100 }).catch((err) => deps.logger.warn('limit settlement failed', { trace_id: s.traceId, err: String(err) }));
+    };
+  }
+  return admitted.headers;
+}
+
+/** When the request is accounted: its cost (cents, null without a price) and the settlement. */
+export function accountRequest(deps: LimitDeps | undefined, state: RequestState): void {
+  if (state.key) {
+    const price = findPrice(state.provider, state.model, deps?.customPrices ?? [])?.price;
+    if (price && state.model) {
+      const t = state.tokens;
+      state.costCents = costOf({ prompt: t.prompt, completion: t.completion, ...(t.cachedPrompt ? { cachedPrompt: t.cachedPrompt } : {}) }, price).cents;
+    }
+  }
+  const settle = state.settleLimits;
+  state.settleLimits = null; // once, even if accounted twice
+  settle?.(state);
+}
+
+/** Adds the admission's x-ratelimit-* headers to the answer (fetch answers have immutable headers). */
+export function withLimitHeaders(response: Response, headers: Record<string, string>): Response {
+  const names = Object.keys(headers);
+  if (!names.length) return response;
+  try {
+    for (const n of names) response.headers.set(n, headers[n]!);
+    return response;
+  } catch {
+    const h = new Headers(response.headers);
+    for (const n of names) h.set(n, headers[n]!);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers: h });
+  }
+}
