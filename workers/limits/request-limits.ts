@@ -1,6 +1,7 @@
 // Issue 8 on the request path: one admission per request covering the key's limits and every
 // matching policy (one store call, one Redis round trip), then, when the request is accounted,
 // its cost from the pricing catalogue and the settlement of what was reserved (off the path).
+import { bufferedParts } from '../../src/domain/http/buffered-response.ts';
 import type { LimitStore } from '../../src/domain/limits/limit-store.ts';
 import type { Logger } from '../../src/domain/logger.ts';
 import type { RequestFacts } from '../../src/domain/policies/conditions.ts';
@@ -111,6 +112,9 @@ export function accountRequest(deps: LimitDeps | undefined, state: RequestState)
 export function withLimitHeaders(response: Response, headers: Record<string, string>): Response {
   const names = Object.keys(headers);
   if (!names.length) return response;
+  // Buffered answers are written from their parts by the Node adapter: the headers go there.
+  const parts = bufferedParts(response);
+  if (parts) for (const n of names) parts.headers[n] = headers[n]!;
   try {
     for (const n of names) response.headers.set(n, headers[n]!);
     return response;
