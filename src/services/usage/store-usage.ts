@@ -81,7 +81,7 @@ async function notifyAlerts(em: EntityManager, records: UsageRecord[], sender: A
   const keyIds = [...new Set(withAlerts.flatMap((x) => x.alerts.filter((a) => a.scope === 'api_key').map((a) => a.id)).filter((id) => UUID.test(id)))];
   const emails = new Map<string, string[]>();
   if (keyIds.length) {
-    const rows: { id: string; alert_emails: unknown }[] = await em.getConnection().execute('select id, alert_emails from api_key where id = any(?::uuid[])', [keyIds]);
+    const rows: { id: string; alert_emails: unknown }[] = await em.getConnection().execute(`select id, alert_emails from api_key where id in (${keyIds.map(() => '?').join(', ')})`, keyIds);
     for (const row of rows) emails.set(row.id, Array.isArray(row.alert_emails) ? row.alert_emails.filter((e): e is string => typeof e === 'string') : []);
   }
   for (const { r, alerts } of withAlerts) {
@@ -109,7 +109,8 @@ export async function storeUsageBatch(em: EntityManager, batch: UsageBatch, aler
   const stored = result.rowCount ?? 0;
   if (valid.some((r) => r.alerts_json)) {
     const fresh = new Set((result.rows ?? []).map((row) => row.idempotency_id));
-    await notifyAlerts(em, valid.filter((r) => fresh.has(r.idempotency_id.slice(0, 128))), alerts);
+    // The rows are stored: a failing lookup or sender must not fail the batch (it would be resent).
+    await notifyAlerts(em, valid.filter((r) => fresh.delete(r.idempotency_id.slice(0, 128))), alerts).catch(() => {});
   }
   return { batch_id: batch.batch_id, stored, duplicates: valid.length - stored, rejected };
 }
