@@ -19,7 +19,10 @@ const key = (over: Partial<ResolvedKey> = {}): ResolvedKey => ({
 /** The memory store, counting calls and remembering what was asked. */
 class SpyStore implements LimitStore {
   readonly kind = 'memory' as const;
-  readonly inner = new MemoryLimitStore();
+  readonly inner: MemoryLimitStore;
+  constructor(now: () => number = Date.now) {
+    this.inner = new MemoryLimitStore(now);
+  }
   takes: LimitCheck[][] = [];
   adjusts: LimitAdjustment[][] = [];
   take(checks: LimitCheck[]): Promise<LimitVerdict[]> {
@@ -53,16 +56,16 @@ const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(4
 
 describe('admitRequest', () => {
   it('checks the key limits and matching LLM policies in one store call and answers x-ratelimit-* of the tightest', async () => {
-    const store = new SpyStore();
+    const store = new SpyStore(() => Date.UTC(2026, 10, 22, 12, 0, 15));
     const k = key({ rateLimits: [{ type: 'requests', unit: 'rpm', value: 100 }, { type: 'tokens', unit: 'rpm', value: 10_000 }] });
     const headers = await admitRequest(deps(store), stateFor(k), chat, 'openai');
     expect(store.takes).toHaveLength(1);
     expect(store.takes[0]!.map((c) => c.key)).toEqual([`rl:{ak:${k.id}}:requests:rpm`, `rl:{ak:${k.id}}:tokens:rpm`, 'rl:{pol:rp1:metadata._user%3Aalice}:requests:rpm']);
-    expect(headers).toEqual({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '30' });
+    expect(headers).toEqual({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '105' });
     await admitRequest(deps(store), stateFor(k), chat, 'openai');
     const refused = await admitRequest(deps(store), stateFor(k), chat, 'openai').catch((e) => e);
     expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
-    expect(refused.headers['retry-after']).toBe('30');
+    expect(refused.headers['retry-after']).toBe('75');
     // Another user of the same key has their own policy counter.
     await expect(admitRequest(deps(store), stateFor(k, { team: 'ml', _user: 'bob' }), chat, 'openai')).resolves.toBeTruthy();
     // Outside the policy's conditions only the key limits count.
