@@ -1,5 +1,6 @@
 import { AppError, errorResponse, toAppError } from '../src/domain/errors.ts';
 import type { Logger } from '../src/domain/logger.ts';
+import type { RequestMetrics } from '../src/domain/metrics.ts';
 import type { TrustedHosts } from '../src/domain/net/custom-host.ts';
 import { DATA_PLANE_SCOPE } from '../src/domain/scopes.ts';
 import type { UsageRecord } from '../src/domain/usage-record.ts';
@@ -43,6 +44,8 @@ export interface WorkerDeps {
   resources?: ResourceCache;
   /** Rate limits, budgets and cost (issue 8); without it nothing is limited (cost is still priced). */
   limits?: LimitDeps;
+  /** Per-request metrics (Prometheus in the runtime): counts rate-limit refusals by code, among others. */
+  metrics?: RequestMetrics;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -63,6 +66,7 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
     accountRequest(deps.limits, state);
     const record = state.toRecord();
     if (record) deps.usage.push(record);
+    deps.metrics?.observe({ endpoint: state.endpoint, provider: state.provider, status: state.status, latencyMs: state.elapsedMs(), upstreamLatencyMs: state.upstreamLatencyMs, cacheStatus: '', errorCode: state.errorCode });
   };
   const callDeps = { upstream: deps.upstream, finish };
   const targetDeps = { trustedHosts: deps.trustedHosts, providers: deps.providers };

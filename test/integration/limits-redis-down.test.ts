@@ -38,6 +38,7 @@ describe('rate limits with Redis unreachable', () => {
       await r.arrayBuffer();
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(await (await fetch(`${w.url}/metrics`)).text()).toMatch(/^gateway_rate_limit_refusals_total\{code="rate_limit_exceeded"\} 1$/m);
     const h = await health(w);
     expect(h.status).toBe('degraded');
     expect(h.limits).toMatchObject({ mode: 'open', shared: false });
@@ -55,5 +56,8 @@ describe('rate limits with Redis unreachable', () => {
     expect(served.status).toBe(200);
     await served.arrayBuffer();
     expect((await health(w)).limits).toMatchObject({ mode: 'closed', shared: false });
+    // The refusal is counted by code on the worker's /metrics.
+    const metrics = await (await fetch(`${w.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_rate_limit_refusals_total\{code="rate_limiter_unavailable"\} 1$/m);
   });
 });

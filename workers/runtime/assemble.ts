@@ -123,6 +123,7 @@ export function assembleWorker(
     providers: new ManagedProviderDirectory(resources),
     resources,
     limits: { store: limitStore, resources, logger },
+    metrics,
     keys,
     hashKey,
     upstream,
