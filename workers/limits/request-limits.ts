@@ -35,9 +35,52 @@ export function requestFacts(state: RequestState): RequestFacts {
   return { api_key: state.key?.id ?? null, organisation_id: state.key?.organisationId ?? null, workspace_id: state.key?.workspaceId ?? null, metadata };
 }
 
-function priceOf(deps: LimitDeps, provider: string | null, model: string | null): ModelPrice | null {
+function priceOf(deps: LimitDeps, provider: string | null, model: string | null, custom: readonly CustomModelPrice[] = []): ModelPrice | null {
   if (!provider || !model) return null;
-  return findPrice(provider, model, deps.customPrices ?? [])?.price ?? null;
+  return findPrice(provider, model, [...custom, ...(deps.customPrices ?? [])])?.price ?? null;
+}
+
+interface ManagedPayload {
+  provider?: unknown;
+  models?: { items?: { slug?: unknown; pricing_config?: { pay_as_you_go?: Record<string, { price?: unknown }> } | null }[] };
+}
+
+/**
+ * A managed provider's (`@slug`) custom model prices (integration models' pricing_config,
+ * control-plane-schemas 2.4: `pay_as_you_go.request_token` / `response_token`, USD cents per token
+ * as the pricing API states them), as per-token USD prices for findPrice.
+ */
+export function managedPrices(payload: ManagedPayload | null | undefined): { provider: string; prices: CustomModelPrice[] } | null {
+  if (!payload || typeof payload.provider !== 'string') return null;
+  const provider = payload.provider;
+  const prices: CustomModelPrice[] = [];
+  for (const m of payload.models?.items ?? []) {
+    const payg = m.pricing_config?.pay_as_you_go;
+    const input = payg?.request_token?.price;
+    const output = payg?.response_token?.price;
+    if (typeof m.slug !== 'string' || typeof input !== 'number' || typeof output !== 'number') continue;
+    const cached = payg?.cache_read_input_token?.price;
+    const write = payg?.cache_write_input_token?.price;
+    prices.push({
+      provider,
+      model: m.slug,
+      input: input / 100,
+      output: output / 100,
+      ...(typeof cached === 'number' ? { cached_input: cached / 100 } : {}),
+      ...(typeof write === 'number' ? { cache_write: write / 100 } : {}),
+    });
+  }
+  return { provider, prices };
+}
+
+async function managedProvider(deps: LimitDeps, state: RequestState, provider: string | null): Promise<{ provider: string; prices: CustomModelPrice[] } | null> {
+  if (!provider?.startsWith('@') || !deps.resources || !state.key?.workspaceId) return null;
+  try {
+    const r = await deps.resources.get('provider', `${state.key.workspaceId}:${provider.slice(1)}`);
+    return managedPrices(r?.payload as ManagedPayload | undefined);
+  } catch {
+    return null; // routing reports an unreachable control plane on its own
+  }
 }
 
 /**
@@ -45,10 +88,10 @@ function priceOf(deps: LimitDeps, provider: string | null, model: string | null)
  * priced when the provider (x-gateway-provider) and model are known before routing. Reserving the
  * estimate (never the whole remaining budget) bounds the overshoot of concurrent requests.
  */
-export function estimateUsage(deps: LimitDeps, json: Record<string, unknown> | null, provider: string | null): UsageEstimate {
+export function estimateUsage(deps: LimitDeps, json: Record<string, unknown> | null, provider: string | null, custom: readonly CustomModelPrice[] = []): UsageEstimate {
   const tokens = estimateTokens(json);
   const model = typeof json?.model === 'string' ? json.model : null;
-  const price = priceOf(deps, provider, model);
+  const price = priceOf(deps, provider, model, custom);
   if (!price) return { tokens, cost: null };
   const max = [json?.max_completion_tokens, json?.max_tokens, json?.max_output_tokens].find((v) => typeof v === 'number' && v >= 0) as number | undefined;
   const completion = Math.min(tokens, max ?? 256);
@@ -76,7 +119,9 @@ export async function admitRequest(deps: LimitDeps | undefined, state: RequestSt
   const key = state.key;
   if (!deps || !key) return {};
   const now = (deps.now ?? Date.now)();
-  const estimate = estimateUsage(deps, json, provider);
+  const managed = await managedProvider(deps, state, provider);
+  if (managed?.prices.length) state.customPrices = managed.prices;
+  const estimate = estimateUsage(deps, json, managed?.provider ?? provider, managed?.prices);
   const set = await policySet(deps, key.organisationId);
   const own = keyChecks(key, estimate, now);
   const checks = [...own, ...policyChecks(set, requestFacts(state), estimate, now)];
@@ -97,7 +142,7 @@ export async function admitRequest(deps: LimitDeps | undefined, state: RequestSt
 /** When the request is accounted: its cost (cents, null without a price) and the settlement. */
 export function accountRequest(deps: LimitDeps | undefined, state: RequestState): void {
   if (state.key) {
-    const price = findPrice(state.provider, state.model, deps?.customPrices ?? [])?.price;
+    const price = findPrice(state.provider, state.model, [...state.customPrices, ...(deps?.customPrices ?? [])])?.price;
     if (price && state.model) {
       const t = state.tokens;
       state.costCents = costOf({ prompt: t.prompt, completion: t.completion, ...(t.cachedPrompt ? { cachedPrompt: t.cachedPrompt } : {}) }, price).cents;

@@ -1,4 +1,5 @@
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
+import type { CustomModelPrice } from '../../src/domain/pricing/types.ts';
 import type { UsageAlert, UsageRecord } from '../../src/domain/usage-record.ts';
 import { NO_TOKENS, type Tokens } from './tokens.ts';
 
@@ -21,6 +22,8 @@ export class RequestState {
   user: string | null = null;
   /** USD cents this request cost (issue 8 item 4); null when its model has no price. */
   costCents: number | null = null;
+  /** Custom model prices of the managed provider the request names (checked before the catalogue). */
+  customPrices: CustomModelPrice[] = [];
   /** Usage-limit alert thresholds this request crossed (issue 8 item 3). */
   alerts: UsageAlert[] = [];
   /** Settles the limits' reservations to the real usage (set by admission; issue 8). */

@@ -136,7 +136,7 @@ describe('cost', () => {
     expect(estimateUsage(d, { ...chat, model: 'no-such-model' }, 'openai').cost).toBeNull();
   });
 
-  it('puts the cost (cached prompt tokens at the cached price) on the usage record; unknown pricing gives tokens and no cost', () => {
+  it('puts the cost (cached prompt tokens at the cached price, custom and managed-provider prices) on the usage record; unknown pricing gives tokens and no cost', async () => {
     const s = stateFor(key(), null);
     s.provider = 'openai';
     s.model = 'gpt-4o';
@@ -151,6 +151,27 @@ describe('cost', () => {
     custom.tokens = { prompt: 10, completion: 10, total: 20 };
     accountRequest(deps(new MemoryLimitStore(), { customPrices: [{ provider: 'openai', model: 'my-finetune', input: '0.001', output: '0.002' }] }), custom);
     expect(custom.toRecord()!.cost_cents).toBe(3);
+
+    // A managed provider's custom model price (integration models' pricing_config, cents per token).
+    const payload = {
+      provider: 'openai',
+      slug: 'my-openai',
+      models: { items: [{ slug: 'my-finetune', pricing_config: { type: 'static', pay_as_you_go: { request_token: { price: 0.1 }, response_token: { price: 0.2 } } } }, { slug: 'no-price', pricing_config: null }] },
+    };
+    const k = key({ usageLimits: { credit_limit: 100, type: 'cost' } });
+    const asked: string[] = [];
+    const both = { get: (type: string, id: string) => (asked.push(`${type} ${id}`), type === 'provider' ? { version: 1, payload } : null) } as unknown as ResourceCache;
+    const store = new SpyStore();
+    const managed = stateFor(k, null);
+    await admitRequest(deps(store, { resources: both }), managed, { ...chat, model: 'my-finetune' }, '@my-openai');
+    expect(asked).toContain(`provider ${WS}:my-openai`);
+    // Reserved at the custom price: 100 prompt × $0.001 + 100 completion × $0.002.
+    expect(store.takes[0]![0]!.amount).toBeCloseTo(0.3, 12);
+    managed.provider = 'openai';
+    managed.model = 'my-finetune';
+    managed.tokens = { prompt: 10, completion: 10, total: 20 };
+    accountRequest(deps(store, { resources: both }), managed);
+    expect(managed.toRecord()!.cost_cents).toBe(3);
 
     const unknown = stateFor(key(), null);
     unknown.provider = 'openai';
