@@ -105,6 +105,23 @@ describe('limits across four workers sharing Redis', () => {
     const after = await chat(3, key, body);
     expect(after.status).toBe(429);
     expect(((await after.json()) as any).error.code).toBe('usage_limit_exceeded');
+    // A hand reset (reset_usage) reaches every worker (Watch) and starts a fresh counter.
+    const reset = await fetch(`${stack.controlPlane.httpUrl}/v2/api-keys/${id}`, {
+      method: 'PUT',
+      headers: { 'x-gateway-api-key': stack.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ reset_usage: true }),
+    });
+    expect(reset.status).toBe(200);
+    for (const w of [0, 1, 2, 3]) {
+      let status = 0;
+      for (let i = 0; i < 200 && status !== 200; i++) {
+        const r = await chat(w, key, body);
+        status = r.status;
+        await r.arrayBuffer();
+        if (status !== 200) await new Promise((res) => setTimeout(res, 25));
+      }
+      expect(status).toBe(200);
+    }
   });
 
   it('a rate-limit policy with conditions counts each user apart, and leaves requests outside its conditions alone', { timeout: 60_000 }, async () => {
