@@ -126,6 +126,7 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
     try {
       state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
+      await admitRequest(deps.limits, state, null, headers.provider);
       const { targets } = await resolveTargets(headers, state.key, targetDeps);
       const target = targets[0]!;
       state.provider = target.provider.name;

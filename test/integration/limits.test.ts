@@ -143,4 +143,17 @@ describe('limits across four workers sharing Redis', () => {
     expect((await chat(1, key, {}, as('bob'))).status).toBe(200);
     expect((await chat(2, key, {}, as('alice', 'infra'))).status).toBe(200);
   });
+
+  it('a realtime session is admitted like any request: the second session of a 1 rpm key gets 429', { timeout: 30_000 }, async () => {
+    const { key } = await stack.createKey({ name: 'realtime', workspace_id: 'ws-default', scopes: ['completions.write'], rate_limits: [{ type: 'requests', unit: 'rpm', value: 1 }] });
+    const worker = stack.workers[0]!;
+    const upgrade = () =>
+      worker.handler.realtime(new Request(`${worker.url}/v1/realtime?model=gpt-4o-realtime-preview`, { headers: { ...headers(key), upgrade: 'websocket', connection: 'Upgrade' } }));
+    const first = await upgrade();
+    expect(first).not.toBeInstanceOf(Response);
+    const second = await upgrade();
+    expect(second).toBeInstanceOf(Response);
+    expect((second as Response).status).toBe(429);
+    expect(((await (second as Response).json()) as any).error.code).toBe('rate_limit_exceeded');
+  });
 });
