@@ -6,6 +6,7 @@ import type { LimitStore } from '../../src/domain/limits/limit-store.ts';
 import type { Logger } from '../../src/domain/logger.ts';
 import type { RequestFacts } from '../../src/domain/policies/conditions.ts';
 import { costOf } from '../../src/domain/pricing/cost.ts';
+import { PRICING_CATALOGUE } from '../../src/domain/pricing/catalogue.ts';
 import { findPrice } from '../../src/domain/pricing/find-price.ts';
 import type { CustomModelPrice, ModelPrice } from '../../src/domain/pricing/types.ts';
 import type { UsageAlert } from '../../src/domain/usage-record.ts';
@@ -35,9 +36,18 @@ export function requestFacts(state: RequestState): RequestFacts {
   return { api_key: state.key?.id ?? null, organisation_id: state.key?.organisationId ?? null, workspace_id: state.key?.workspaceId ?? null, metadata };
 }
 
+const CATALOGUE_PROVIDERS = Object.keys(PRICING_CATALOGUE);
+
 function priceOf(deps: LimitDeps, provider: string | null, model: string | null, custom: readonly CustomModelPrice[] = []): ModelPrice | null {
-  if (!provider || !model) return null;
-  return findPrice(provider, model, [...custom, ...(deps.customPrices ?? [])])?.price ?? null;
+  if (!model) return null;
+  if (provider && !provider.startsWith('@')) return findPrice(provider, model, [...custom, ...(deps.customPrices ?? [])])?.price ?? null;
+  // Routed by a config (the provider is known only later): the model's catalogue price wherever it
+  // is listed by its own id, so cost budgets still reserve something close to the real cost.
+  for (const p of CATALOGUE_PROVIDERS) {
+    const hit = findPrice(p, model, deps.customPrices ?? []);
+    if (hit && hit.rule !== 'prefix') return hit.price;
+  }
+  return null;
 }
 
 interface ManagedPayload {

@@ -132,7 +132,9 @@ describe('cost', () => {
     const e = estimateUsage(d, chat, 'openai');
     expect(e.tokens).toBe(200);
     expect(e.cost).toBeCloseTo(100 * 2.5e-6 + 100 * 10e-6, 12);
-    expect(estimateUsage(d, chat, null).cost).toBeNull();
+    // Provider not known before routing (a config): the model's catalogue price still applies.
+    expect(estimateUsage(d, chat, null).cost).toBe(e.cost);
+    expect(estimateUsage(d, { ...chat, model: 'no-such-model' }, null).cost).toBeNull();
     expect(estimateUsage(d, { ...chat, model: 'no-such-model' }, 'openai').cost).toBeNull();
   });
 
