@@ -108,13 +108,23 @@ export function estimateUsage(deps: LimitDeps, json: Record<string, unknown> | n
   return { tokens, cost: costOf({ prompt: tokens - completion, completion }, price).usd_number };
 }
 
-async function policySet(deps: LimitDeps, organisationId: string): Promise<PolicySet | null> {
+/** Organisations whose policy set could not be fetched, and until when not to ask again (epoch ms). */
+const unavailable = new Map<string, number>();
+const RETRY_POLICY_SET_MS = 5_000;
+
+async function policySet(deps: LimitDeps, organisationId: string, now: number): Promise<PolicySet | null> {
   if (!deps.resources) return null;
+  const until = unavailable.get(organisationId);
+  if (until !== undefined && until > now) return null;
   try {
     const r = await deps.resources.get(POLICY_SET, organisationId);
+    if (until !== undefined) unavailable.delete(organisationId);
     return r ? (r.payload as unknown as PolicySet) : null;
   } catch (err) {
-    // Control plane unreachable with nothing cached: the key's own limits still hold.
+    // Control plane unreachable with nothing cached: the key's own limits still hold, and requests
+    // do not each wait for the lookup to fail (held policy sets are served stale by the cache).
+    if (unavailable.size > 10_000) unavailable.clear();
+    unavailable.set(organisationId, now + RETRY_POLICY_SET_MS);
     deps.logger.warn('policy set unavailable; key limits only', { organisation_id: organisationId, err: String(err) });
     return null;
   }
@@ -132,7 +142,7 @@ export async function admitRequest(deps: LimitDeps | undefined, state: RequestSt
   const managed = await managedProvider(deps, state, provider);
   if (managed?.prices.length) state.customPrices = managed.prices;
   const estimate = estimateUsage(deps, json, managed?.provider ?? provider, managed?.prices);
-  const set = await policySet(deps, key.organisationId);
+  const set = await policySet(deps, key.organisationId, now);
   const own = keyChecks(key, estimate, now);
   const checks = [...own, ...policyChecks(set, requestFacts(state), estimate, now)];
   const admitted = await admit(deps.store, checks);

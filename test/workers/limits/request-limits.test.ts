@@ -119,10 +119,19 @@ describe('admitRequest', () => {
 
   it('keeps the key limits when the policy set cannot be fetched', async () => {
     const store = new SpyStore();
-    const failing = { get: () => Promise.reject(new Error('control plane away')) } as unknown as ResourceCache;
-    const k = key({ rateLimits: [{ type: 'requests', unit: 'rpm', value: 5 }] });
-    await admitRequest(deps(store, { resources: failing }), stateFor(k), chat, 'openai');
+    let asked = 0;
+    const failing = { get: () => (asked++, Promise.reject(new Error('control plane away'))) } as unknown as ResourceCache;
+    const k = key({ organisationId: crypto.randomUUID(), rateLimits: [{ type: 'requests', unit: 'rpm', value: 5 }] });
+    let now = Date.now();
+    const d = deps(store, { resources: failing, now: () => now });
+    await admitRequest(d, stateFor(k), chat, 'openai');
     expect(store.takes[0]!.map((c) => c.key)).toEqual([`rl:{ak:${k.id}}:requests:rpm`]);
+    // Not asked again for every request while it is away; asked again a few seconds later.
+    await admitRequest(d, stateFor(k), chat, 'openai');
+    expect(asked).toBe(1);
+    now += 5_001;
+    await admitRequest(d, stateFor(k), chat, 'openai');
+    expect(asked).toBe(2);
   });
 });
 
