@@ -1,5 +1,6 @@
 import { AppError, errorResponse, toAppError } from '../src/domain/errors.ts';
 import type { Logger } from '../src/domain/logger.ts';
+import type { RequestMetrics } from '../src/domain/metrics.ts';
 import type { TrustedHosts } from '../src/domain/net/custom-host.ts';
 import { DATA_PLANE_SCOPE } from '../src/domain/scopes.ts';
 import type { UsageRecord } from '../src/domain/usage-record.ts';
@@ -12,6 +13,7 @@ import { authenticate } from './pipeline/authenticate.ts';
 import { callTarget, parseJsonBody, type GatewayCall } from './pipeline/call-target.ts';
 import { readGatewayHeaders, type GatewayHeaders } from './pipeline/gateway-headers.ts';
 import { headersForLog } from './pipeline/log-headers.ts';
+import { accountRequest, admitRequest, withLimitHeaders, type LimitDeps } from './limits/request-limits.ts';
 import { RequestState } from './pipeline/request-state.ts';
 import { resolveTargets } from './pipeline/resolve-target.ts';
 import type { KeyCache } from './sync/key-cache.ts';
@@ -40,6 +42,10 @@ export interface WorkerDeps {
   models?: ModelCatalogue;
   /** Configs, guardrails, policies (and providers) resolved from the control plane, kept fresh by Watch. */
   resources?: ResourceCache;
+  /** Rate limits, budgets and cost (issue 8); without it nothing is limited (cost is still priced). */
+  limits?: LimitDeps;
+  /** Per-request metrics (Prometheus in the runtime): counts rate-limit refusals by code, among others. */
+  metrics?: RequestMetrics;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -57,8 +63,10 @@ const PROXY_PREFIX = 'proxy/';
 /** The data plane as one web-standard fetch handler (ARCHITECTURE.md: Data plane request flow). */
 export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
   const finish = (state: RequestState) => {
+    accountRequest(deps.limits, state);
     const record = state.toRecord();
     if (record) deps.usage.push(record);
+    deps.metrics?.observe({ endpoint: state.endpoint, provider: state.provider, status: state.status, latencyMs: state.elapsedMs(), upstreamLatencyMs: state.upstreamLatencyMs, cacheStatus: '', errorCode: state.errorCode });
   };
   const callDeps = { upstream: deps.upstream, finish };
   const targetDeps = { trustedHosts: deps.trustedHosts, providers: deps.providers };
@@ -84,13 +92,14 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
         return response;
       }
       const json = route?.body === 'json' ? parseJsonBody(await request.text(), route.endpoint) : null;
+      const limitHeaders = await admitRequest(deps.limits, state, json?.body ?? null, headers.provider);
       const { targets } = await resolveTargets(headers, state.key, targetDeps);
       // The routing engine (fallback, loadbalance, conditional, retries) walks the targets; until
       // then the first one answers.
       const target = targets[0]!;
       state.provider = target.provider.name;
       const call: GatewayCall = { request, path, route, json, state };
-      return (await callTarget(target, call, callDeps)).response;
+      return withLimitHeaders((await callTarget(target, call, callDeps)).response, limitHeaders);
     } catch (err) {
       const e = toAppError(err);
       if (!(err instanceof AppError) || e.status >= 500) {
@@ -117,6 +126,7 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
     try {
       state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
+      await admitRequest(deps.limits, state, null, headers.provider);
       const { targets } = await resolveTargets(headers, state.key, targetDeps);
       const target = targets[0]!;
       state.provider = target.provider.name;

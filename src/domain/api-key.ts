@@ -19,6 +19,8 @@ export interface UsageLimits {
   periodic_reset?: 'monthly' | 'weekly' | null;
   periodic_reset_days?: number | null;
   next_usage_reset_at?: string | null;
+  /** The last hand reset (`reset_usage: true`): budgets count afresh from it (issue 8). */
+  last_reset_at?: string | null;
 }
 
 export interface ApiKeyDefaults {

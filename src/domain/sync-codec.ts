@@ -11,6 +11,8 @@ export interface WireUsageLimits {
   periodic_reset: string;
   periodic_reset_days: number;
   next_usage_reset_at: string;
+  /** Issue 8: the last hand reset (`reset_usage: true`); a budget counter older than it starts again. */
+  last_reset_at?: string;
 }
 export interface WireApiKey {
   id: string;
@@ -51,6 +53,7 @@ export function keyToWire(k: ResolvedKey): WireResolveKeyResponse {
             periodic_reset: u.periodic_reset ?? '',
             periodic_reset_days: u.periodic_reset_days ?? 0,
             next_usage_reset_at: u.next_usage_reset_at ?? '',
+            last_reset_at: u.last_reset_at ?? '',
           }
         : null,
       defaults_json: JSON.stringify(k.defaults ?? {}),
@@ -88,6 +91,7 @@ export function keyFromWire(res: WireResolveKeyResponse): ResolvedKey | null {
           periodic_reset: orNull(u.periodic_reset),
           periodic_reset_days: orNull(u.periodic_reset_days),
           next_usage_reset_at: orNull(u.next_usage_reset_at),
+          ...(u.last_reset_at ? { last_reset_at: u.last_reset_at } : {}),
         } as UsageLimits)
       : null,
     defaults,

@@ -50,6 +50,23 @@ export interface UsageRecord {
   span_name?: string;
   /** single | loadbalance | fallback … */
   mode?: string;
+  /** Issue 8: prompt tokens read from the provider's prompt cache (part of prompt_tokens). */
+  cached_prompt_tokens?: number;
+  /** Issue 8: usage limits whose alert threshold this request crossed (once per period), JSON list of {@link UsageAlert}. */
+  alerts_json?: string;
+}
+
+/** A usage limit's alert threshold crossed (issue 8 item 3): the control plane notifies on it. */
+export interface UsageAlert {
+  /** `api_key` (the key's usage_limits, notified to its alert_emails) or `policy` (a usage-limit policy). */
+  scope: 'api_key' | 'policy';
+  /** The key's or the policy's id. */
+  id: string;
+  type: 'cost' | 'tokens' | 'requests';
+  alert_threshold: number;
+  credit_limit: number;
+  /** Epoch ms when the period ends. */
+  period_end_ms: number;
 }
 
 export interface UsageBatch {

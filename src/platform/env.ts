@@ -89,6 +89,8 @@ const worker = z.object({
   USAGE_BUFFER_MAX: z.coerce.number().int().min(1).default(100_000),
   // When USAGE_BUFFER_MAX records are held: evict the oldest held records, or refuse new ones (counted either way).
   USAGE_OVERFLOW: z.enum(['drop-oldest', 'drop-newest']).default('drop-oldest'),
+  // Issue 8 item 6: while Redis is unreachable, count limits per worker (open) or answer 503 (closed).
+  RATE_LIMIT_FAILURE_MODE: z.enum(['open', 'closed']).default('open'),
 }).superRefine((v, ctx) => {
   for (const name of ['CONTROL_PLANE_CA_FILE', 'CONTROL_PLANE_TLS_SERVER_NAME'] as const) {
     if (v[name] && !v.CONTROL_PLANE_TLS) ctx.addIssue({ code: 'custom', path: [name], message: 'needs CONTROL_PLANE_TLS=true' });

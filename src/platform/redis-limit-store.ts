@@ -1,6 +1,6 @@
 // Rate-limit and budget counters in Redis (issue 8): one Lua script per hash tag checks every
 // counter of the request and takes from all of them only if all allow, on Redis's clock so every
-// worker agrees. All tags go out in one pipeline: one round trip per request.
+// worker agrees. Rate counters are sliding windows, budgets reserve-then-settle (counter-maths.ts). All tags go out in one pipeline: one round trip per request.
 import type { Redis } from 'ioredis';
 import { hashTagOf, type LimitAdjustment, type LimitCheck, type LimitStore, type LimitVerdict } from '../domain/limits/limit-store.ts';
 
@@ -23,25 +23,51 @@ for i = 1, n do
   local amount = tonumber(ARGV[b + 5])
   local alertAt = tonumber(ARGV[b + 6])
   if kind == 'r' then
-    local s = redis.call('HMGET', KEYS[i], 't', 'u')
-    local tokens = limit
-    if s[1] then tokens = math.min(limit, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * limit / window) end
+    -- Sliding window: this window's count plus the previous window's, weighted by its overlap.
+    local s = redis.call('HMGET', KEYS[i], 'w', 'c', 'p')
+    local index = math.floor(now / window)
+    local count = 0
+    local prev = 0
+    local sw = tonumber(s[1])
+    if sw == index then
+      count = tonumber(s[2]) or 0
+      prev = tonumber(s[3]) or 0
+    elseif sw == index - 1 then
+      prev = tonumber(s[2]) or 0
+    end
+    local elapsed = now - index * window
+    local used = prev * (1 - elapsed / window) + count
     if mode == 'adjust' then
-      state[i] = math.max(-limit, math.min(limit, tokens - amount))
+      state[i] = {index, math.max(0, math.min(2 * limit, count + amount)), prev}
     elseif limit <= 0 then
       all = false
       out[i] = {0, '0', tostring(window), tostring(window), 0}
-      state[i] = tokens
+      state[i] = {index, count, prev}
     else
       local take = math.min(amount, limit)
-      local ok = tokens >= take
-      local after = tokens
-      if ok then after = tokens - take else all = false end
-      local perMs = limit / window
+      local ok = used + take <= limit + 1e-9
+      local c2 = count
+      local u2 = used
+      if ok then
+        c2 = count + take
+        u2 = used + take
+      else
+        all = false
+      end
+      local toEnd = window - elapsed
       local retry = 0
-      if not ok then retry = math.ceil((take - tokens) / perMs) end
-      out[i] = {ok and 1 or 0, tostring(math.max(0, math.floor(after))), tostring(math.ceil((limit - after) / perMs)), tostring(retry), 0}
-      state[i] = after
+      if not ok then
+        local need = used + take - limit
+        if prev > 0 and prev * (1 - elapsed / window) >= need then
+          retry = math.ceil(need * window / prev)
+        else
+          retry = math.ceil(toEnd + math.max(0, 1 - (limit - take) / math.max(c2, 1e-9)) * window)
+        end
+      end
+      local reset = 0
+      if c2 > 0 then reset = toEnd + window elseif prev > 0 then reset = toEnd end
+      out[i] = {ok and 1 or 0, tostring(math.max(0, math.floor(limit - u2 + 1e-9))), tostring(math.ceil(reset)), tostring(retry), 0}
+      state[i] = {index, c2, prev}
     end
   else
     local s = redis.call('HMGET', KEYS[i], 'u', 'a')
@@ -69,7 +95,7 @@ end
 for i = 1, n do
   local b = 1 + (i - 1) * 6
   if ARGV[b + 1] == 'r' then
-    redis.call('HSET', KEYS[i], 't', tostring(state[i]), 'u', now)
+    redis.call('HSET', KEYS[i], 'w', tostring(state[i][1]), 'c', tostring(state[i][2]), 'p', tostring(state[i][3]))
     redis.call('PEXPIRE', KEYS[i], math.max(1, tonumber(ARGV[b + 3])) * 2 + 1000)
   elseif mode == 'take' or redis.call('EXISTS', KEYS[i]) == 1 then
     redis.call('HSET', KEYS[i], 'u', tostring(state[i]))

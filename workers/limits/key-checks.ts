@@ -47,8 +47,10 @@ export function keyChecks(key: ResolvedKey, estimate: UsageEstimate, now: number
   if (u?.credit_limit != null) {
     const type = u.type ?? 'cost';
     const periodEndMs = budgetPeriodEnd(u, now);
+    // A hand reset (reset_usage) names a fresh counter; the old one expires with its period.
+    const resetAt = u.last_reset_at ? Date.parse(u.last_reset_at) : NaN;
     checks.push({
-      key: `bud:${tag}:${type}:${periodEndMs}`,
+      key: `bud:${tag}:${type}:${periodEndMs}${Number.isFinite(resetAt) ? `:${resetAt}` : ''}`,
       kind: 'budget',
       measure: type,
       limit: u.credit_limit,

@@ -113,7 +113,7 @@ async function send(deps: CallDeps, url: string, init: Parameters<UpstreamFetch>
 }
 
 function tokenCount(t: TokenCount | null | undefined): Tokens | null {
-  return t ? { prompt: t.prompt, completion: t.completion, total: t.total } : null;
+  return t ? { prompt: t.prompt, completion: t.completion, total: t.total, ...(t.cachedPrompt !== undefined ? { cachedPrompt: t.cachedPrompt } : {}) } : null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
-import type { UsageRecord } from '../../src/domain/usage-record.ts';
+import type { CustomModelPrice } from '../../src/domain/pricing/types.ts';
+import type { UsageAlert, UsageRecord } from '../../src/domain/usage-record.ts';
 import { NO_TOKENS, type Tokens } from './tokens.ts';
 
 /** What one request accumulates on its way through the pipeline; becomes its usage record. */
@@ -19,6 +20,14 @@ export class RequestState {
   metadata: Record<string, unknown> | null = null;
   /** The metadata's `_user` (spec: Request headers, metadata). */
   user: string | null = null;
+  /** USD cents this request cost (issue 8 item 4); null when its model has no price. */
+  costCents: number | null = null;
+  /** Custom model prices of the managed provider the request names (checked before the catalogue). */
+  customPrices: CustomModelPrice[] = [];
+  /** Usage-limit alert thresholds this request crossed (issue 8 item 3). */
+  alerts: UsageAlert[] = [];
+  /** Settles the limits' reservations to the real usage (set by admission; issue 8). */
+  settleLimits: ((state: RequestState) => void) | null = null;
 
   /** Sets the metadata (key defaults under the request's own) and the user it names. */
   setMetadata(metadata: Record<string, unknown> | null): void {
@@ -61,6 +70,9 @@ export class RequestState {
       is_stream: this.isStream,
       error_code: this.errorCode,
       metadata_json: this.metadata ? JSON.stringify(this.metadata) : '',
+      ...(this.costCents !== null ? { cost: this.costCents } : {}),
+      ...(this.tokens.cachedPrompt ? { cached_prompt_tokens: this.tokens.cachedPrompt } : {}),
+      ...(this.alerts.length ? { alerts_json: JSON.stringify(this.alerts) } : {}),
     };
   }
 }

@@ -4,6 +4,9 @@ import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
 import { MemoryStore, type SharedStore } from '../../src/domain/store.ts';
 import { WorkerMetrics } from '../../src/platform/metrics/worker-metrics.ts';
 import { RedisStore } from '../../src/platform/redis-store.ts';
+import { RedisLimitStore } from '../../src/platform/redis-limit-store.ts';
+import { MemoryLimitStore } from '../../src/domain/limits/memory-limit-store.ts';
+import { ResilientLimitStore, type LimitFailureMode } from '../../src/domain/limits/resilient-limit-store.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
 import { createGatewayHandler, type GatewayHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
@@ -33,6 +36,8 @@ export interface WorkerSettings {
   /** Shared store; without it the worker uses the in-process store (embedded default). */
   redisUrl?: string | undefined;
   redisKeyPrefix?: string | undefined;
+  /** While Redis is unreachable: per-worker limits (open, default) or 503 (closed). Issue 8 item 6. */
+  rateLimitFailureMode?: LimitFailureMode | undefined;
   /** Names this worker on its Watch stream (default: a random id per process). */
   workerId?: string | undefined;
 }
@@ -60,6 +65,12 @@ export function assembleWorker(
 ): AssembledWorker {
   const controlPlane = new GrpcControlPlane({ target: settings.controlPlaneTarget, workerToken: settings.workerToken, tls: settings.controlPlaneTls });
   const store: SharedStore = settings.redisUrl ? new RedisStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix }) : new MemoryStore();
+  // Issue 8: limits share the worker's Redis connection (one script call per request).
+  const limitStore = new ResilientLimitStore(
+    store instanceof RedisStore ? new RedisLimitStore(store.client) : new MemoryLimitStore(),
+    settings.rateLimitFailureMode ?? 'open',
+    (h) => (h.shared ? logger.info('rate limits back on the shared store', { ...h }) : logger.warn('rate-limit store unreachable', { ...h })),
+  );
   const keys = new KeyCache(controlPlane, {
     ttlMs: settings.keyCacheTtlMs,
     negativeTtlMs: settings.negativeKeyCacheTtlMs,
@@ -99,6 +110,7 @@ export function assembleWorker(
       resource_cache: { entries: resources.size },
       watch: { connected: watch.connected, applied_version: watch.appliedVersion, resets: watch.resets },
       store: { kind: store.kind, reachable: storeReachable },
+      limits: limitStore.health(),
       usage: { queued: usage.queued, awaiting_ack: usage.awaitingAck, acknowledged: usage.acknowledged, dropped: usage.dropped },
     };
   };
@@ -112,6 +124,8 @@ export function assembleWorker(
     providers: new ManagedProviderDirectory(resources),
     models: new ManagedModelCatalogue(resources),
     resources,
+    limits: { store: limitStore, resources, logger },
+    metrics,
     keys,
     hashKey,
     upstream,

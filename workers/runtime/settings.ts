@@ -21,6 +21,7 @@ export function workerSettingsFromEnv(env: WorkerEnv, readTextFile?: ReadTextFil
     usageOverflow: env.USAGE_OVERFLOW,
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
+    rateLimitFailureMode: env.RATE_LIMIT_FAILURE_MODE,
   };
 }
 

@@ -4,9 +4,11 @@
 
 /**
  * One counter a request must pass.
- * - `rate`: a token bucket of `limit` refilled continuously over `windowMs` (so a burst admits at
- *   most `limit` plus what refills while it lasts); `amount` is 1 for request limits, the
- *   reserved tokens for token limits (capped at `limit`, so a large request can ever pass).
+ * - `rate`: a sliding window of `windowMs`: this window's count plus the previous window's,
+ *   weighted by how much of it the last `windowMs` still covers, must stay within `limit` (so a
+ *   burst inside one window admits at most `limit`, however long it lasts); `amount` is 1 for
+ *   request limits, the reserved tokens for token limits (capped at `limit`, so a large request
+ *   can ever pass).
  * - `budget`: spend within a period ending at `periodEndMs`; admitted while the spend is below
  *   `limit`, then `amount` (the request's estimated cost or tokens, never the whole remaining
  *   budget) is reserved and later settled to the real figure.
@@ -31,7 +33,7 @@ export interface LimitVerdict {
   allowed: boolean;
   /** What is left after this request (rate: whole units; budget: limit - spend). */
   remaining: number;
-  /** ms until the counter is back to full (rate) or the period ends (budget). */
+  /** ms until the counter is back to empty (rate) or the period ends (budget). */
   resetMs: number;
   /** When refused: ms until the request could pass. */
   retryAfterMs: number;

@@ -1,4 +1,4 @@
-import { budgetVerdict, rateVerdict, refill, type RateState } from './counter-maths.ts';
+import { adjustRate, budgetVerdict, rateVerdict, slide, type RateState } from './counter-maths.ts';
 import type { LimitAdjustment, LimitCheck, LimitStore, LimitVerdict } from './limit-store.ts';
 
 interface BudgetState {
@@ -21,7 +21,7 @@ export class MemoryLimitStore implements LimitStore {
   async take(checks: LimitCheck[]): Promise<LimitVerdict[]> {
     const now = this.now();
     const results = checks.map((c) => {
-      if (c.kind === 'rate') return rateVerdict(c, refill(c, this.rates.get(c.key), now));
+      if (c.kind === 'rate') return rateVerdict(c, slide(c, this.rates.get(c.key), now));
       const b = this.budget(c, now);
       const r = budgetVerdict(c, b.used, now);
       return { ...r, verdict: { ...r.verdict, alert: r.verdict.alert && !b.alerted } };
@@ -29,10 +29,10 @@ export class MemoryLimitStore implements LimitStore {
     if (results.every((r) => r.verdict.allowed)) {
       checks.forEach((c, i) => {
         const r = results[i]!;
-        if (c.kind === 'rate') this.setRate(c.key, { tokens: r.after, updatedMs: now });
+        if (c.kind === 'rate') this.setRate(c.key, r.after as RateState);
         else {
           const b = this.budget(c, now);
-          b.used = r.after;
+          b.used = r.after as number;
           if (r.verdict.alert) b.alerted = true;
         }
       });
@@ -48,9 +48,8 @@ export class MemoryLimitStore implements LimitStore {
     for (const { check, delta } of adjustments) {
       if (!delta) continue;
       if (check.kind === 'rate') {
-        const tokens = refill(check, this.rates.get(check.key), now);
-        // Debt (more used than reserved) is kept, down to one whole window.
-        this.setRate(check.key, { tokens: Math.max(-check.limit, Math.min(check.limit, tokens - delta)), updatedMs: now });
+        // Debt (more used than reserved) is kept, up to one more whole window.
+        this.setRate(check.key, adjustRate(check, slide(check, this.rates.get(check.key), now), delta));
       } else {
         const b = this.budget(check, now);
         b.used = Math.max(0, b.used + delta);

@@ -10,6 +10,7 @@ import { Migration0009Policies } from './0009-policies.ts';
 import { Migration0010DeploymentsMcp } from './0010-deployments-mcp.ts';
 import { Migration0011RequestLogs } from './0011-request-logs.ts';
 import { Migration0012ResourceLookup } from './0012-resource-lookup.ts';
+import { Migration0013RequestCost } from './0013-request-cost.ts';
 import { Migration0014WorkspaceChanges } from './0014-workspace-changes.ts';
 
 // Listed explicitly (not globbed) so tsx, vitest and Deno all load the same set.
@@ -26,5 +27,6 @@ export const MIGRATIONS = [
   { name: '0010-deployments-mcp', class: Migration0010DeploymentsMcp },
   { name: '0011-request-logs', class: Migration0011RequestLogs },
   { name: '0012-resource-lookup', class: Migration0012ResourceLookup },
+  { name: '0013-request-cost', class: Migration0013RequestCost },
   { name: '0014-workspace-changes', class: Migration0014WorkspaceChanges },
 ];

@@ -22,6 +22,8 @@ export interface LogRow {
   latency_ms: number;
   upstream_latency_ms: number;
   prompt_tokens: number;
+  /** Of prompt_tokens, those read from the provider's prompt cache (null: not reported). */
+  cached_prompt_tokens: number | null;
   completion_tokens: number;
   total_tokens: number;
   is_stream: boolean;
@@ -29,7 +31,8 @@ export interface LogRow {
   metadata: Record<string, unknown> | null;
   started_at: Date;
   user_id: string | null;
-  cost: number;
+  /** Cents; null when the model has no price. */
+  cost: number | null;
   cost_currency: string;
   cache_status: string | null;
   retry_count: number;
@@ -55,7 +58,7 @@ export interface LogRow {
 const COLUMN_SET: Record<keyof LogRow, true> = {
   id: true, idempotency_id: true, request_id: true, attempt: true, trace_id: true, organisation_id: true, workspace_id: true,
   api_key_id: true, provider: true, model: true, endpoint: true, method: true, status: true, latency_ms: true,
-  upstream_latency_ms: true, prompt_tokens: true, completion_tokens: true, total_tokens: true, is_stream: true,
+  upstream_latency_ms: true, prompt_tokens: true, cached_prompt_tokens: true, completion_tokens: true, total_tokens: true, is_stream: true,
   error_code: true, metadata: true, started_at: true, user_id: true, cost: true, cost_currency: true, cache_status: true,
   retry_count: true, target_path: true, guardrail_verdicts: true, request_url: true, request_headers: true, request_body: true,
   response_headers: true, response_body: true, bodies_truncated: true, is_proxy: true, config_id: true, virtual_key: true,
@@ -75,7 +78,8 @@ const INSERT = `with rows as (select * from json_populate_recordset(null::reques
             select distinct on (idempotency_id) idempotency_id, started_at from rows
             on conflict (idempotency_id) do nothing returning idempotency_id)
   insert into request_log (${COLUMNS})
-  select distinct on (r.idempotency_id) ${COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')} from rows r join fresh f on f.idempotency_id = r.idempotency_id`;
+  select distinct on (r.idempotency_id) ${COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')} from rows r join fresh f on f.idempotency_id = r.idempotency_id
+  returning idempotency_id`;
 
 const MONTH = (d: Date) => `${d.getUTCFullYear()}-${d.getUTCMonth()}`;
 /** Months this process knows have a partition (created by it, the maintenance job or the migration). */
@@ -121,17 +125,24 @@ const NO_PARTITION = '23514'; // check_violation: "no partition of relation … 
  * any. The ORM's execute() formats parameters into the SQL text instead: measured 3–8× the CPU
  * per record for batches of 1000.
  */
-async function runInsert(em: EntityManager, payload: string): Promise<number> {
+async function runInsert(em: EntityManager, payload: string): Promise<StoredRows> {
   const query = em.getConnection().getKnex().raw(INSERT, [payload]);
   const trx = em.getTransactionContext();
   if (trx) query.transacting(trx);
-  const result = (await query) as { rowCount: number | null };
-  return result.rowCount ?? 0;
+  const result = (await query) as { rowCount: number | null; rows?: { idempotency_id: string }[] };
+  return { stored: result.rowCount ?? 0, fresh: new Set((result.rows ?? []).map((r) => r.idempotency_id)) };
 }
 
-/** Inserts the rows (one statement, in the caller's transaction if any); answers how many were new. */
-export async function insertLogRows(em: EntityManager, rows: LogRow[]): Promise<number> {
-  if (!rows.length) return 0;
+export interface StoredRows {
+  /** How many rows were new. */
+  stored: number;
+  /** Their idempotency ids (resends are not among them). */
+  fresh: Set<string>;
+}
+
+/** Inserts the rows (one statement, in the caller's transaction if any); answers which were new. */
+export async function insertLogRows(em: EntityManager, rows: LogRow[]): Promise<StoredRows> {
+  if (!rows.length) return { stored: 0, fresh: new Set() };
   await applyDeniedFields(em, rows);
   await ensurePartitions(em, rows);
   const payload = JSON.stringify(rows);

@@ -96,6 +96,7 @@ function toRow(log: CustomLog, actor: Actor, workspaceId: string | null, now: Da
     latency_ms: log.response.response_time,
     upstream_latency_ms: log.response.response_time,
     prompt_tokens: prompt,
+    cached_prompt_tokens: null,
     completion_tokens: completion,
     total_tokens: int(usage.total_tokens) || prompt + completion,
     is_stream: false,
@@ -142,7 +143,7 @@ export async function insertCustomLogs(em: EntityManager, actor: Actor, meta: Re
   const now = new Date();
   const rows = logs.map((l) => toRow(l, actor, workspaceId, now));
   return em.transactional(async (tx) => {
-    const stored = await insertLogRows(tx, rows);
+    const { stored } = await insertLogRows(tx, rows);
     recordAudit(tx, actor, meta, { action: 'log.insert', targetType: 'log', targetId: null, workspaceId, details: { count: stored, ids: rows.map((r) => r.id) } });
     await tx.flush();
     return { stored, ids: rows.map((r) => r.id) };

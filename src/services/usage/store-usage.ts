@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SENSITIVE_HEADERS_HEADER, sensitiveHeaderNames, userOf } from '../../domain/log-fields.ts';
-import type { ReportAck, UsageBatch, UsageRecord } from '../../domain/usage-record.ts';
+import type { ReportAck, UsageAlert, UsageBatch, UsageRecord } from '../../domain/usage-record.ts';
 import { insertLogRows, type LogRow } from '../request-logs/insert-logs.ts';
 import { capBody, sanitizeHeaders } from '../request-logs/log-shaping.ts';
+import { defaultAlertSender, type AlertSender } from './alert-sender.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuidOrNull = (v: string) => (UUID.test(v) ? v : null);
@@ -28,7 +29,8 @@ function parseArray(json: string | undefined): unknown[] | null {
 }
 
 const text = (v: string | undefined, max: number): string | null => (v ? v.slice(0, max) : null);
-const finite = (v: number | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+// Unknown pricing stores no cost (null), not a zero that reads as free (issue 8 item 4).
+const finite = (v: number | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
 
 function toRow(r: UsageRecord): LogRow {
   const metadata = parseObject(r.metadata_json);
@@ -63,6 +65,7 @@ function toRow(r: UsageRecord): LogRow {
     metadata,
     started_at: new Date(r.started_at_ms),
     user_id: text(r.user, 255) ?? userOf(metadata),
+    cached_prompt_tokens: typeof r.cached_prompt_tokens === 'number' && Number.isFinite(r.cached_prompt_tokens) ? Math.max(0, Math.trunc(r.cached_prompt_tokens)) : null,
     cost: finite(r.cost),
     cost_currency: text(r.cost_currency, 8) ?? 'USD',
     cache_status: text(r.cache_status, 32),
@@ -86,15 +89,61 @@ function toRow(r: UsageRecord): LogRow {
   };
 }
 
+function parseAlerts(json: string | undefined): UsageAlert[] {
+  if (!json) return [];
+  try {
+    const v = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((a) => a && typeof a === 'object' && typeof a.id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Issue 8 item 3: notifies the alerts of newly stored records (a resent batch notifies nothing
+ * twice). Key alerts go to the key's alert_emails. A failing sender never fails the batch.
+ */
+async function notifyAlerts(em: EntityManager, records: UsageRecord[], sender: AlertSender): Promise<void> {
+  const withAlerts = records.map((r) => ({ r, alerts: parseAlerts(r.alerts_json) })).filter((x) => x.alerts.length);
+  if (!withAlerts.length) return;
+  const keyIds = [...new Set(withAlerts.flatMap((x) => x.alerts.filter((a) => a.scope === 'api_key').map((a) => a.id)).filter((id) => UUID.test(id)))];
+  const emails = new Map<string, string[]>();
+  if (keyIds.length) {
+    const rows: { id: string; alert_emails: unknown }[] = await em.getConnection().execute(`select id, alert_emails from api_key where id in (${keyIds.map(() => '?').join(', ')})`, keyIds);
+    for (const row of rows) emails.set(row.id, Array.isArray(row.alert_emails) ? row.alert_emails.filter((e): e is string => typeof e === 'string') : []);
+  }
+  for (const { r, alerts } of withAlerts) {
+    for (const alert of alerts) {
+      await sender
+        .send({
+          to: alert.scope === 'api_key' ? (emails.get(alert.id) ?? []) : [],
+          organisation_id: r.organisation_id,
+          workspace_id: uuidOrNull(r.workspace_id),
+          api_key_id: uuidOrNull(r.api_key_id),
+          request_id: r.request_id,
+          alert,
+        })
+        .catch(() => {});
+    }
+  }
+}
+
 /**
  * Stores a batch in one statement (insert-logs.ts); the ack counts the records newly stored,
  * already stored (a resend after a reconnect, or a record repeated within the batch), and
- * malformed. ARCHITECTURE.md: Report — nothing lost, nothing counted twice.
+ * malformed. ARCHITECTURE.md: Report — nothing lost, nothing counted twice. Usage-limit alerts
+ * (issue 8 item 3) are sent for newly stored records only, so a resent batch notifies nothing twice.
  */
-export async function storeUsageBatch(em: EntityManager, batch: UsageBatch): Promise<ReportAck> {
+export async function storeUsageBatch(em: EntityManager, batch: UsageBatch, alerts: AlertSender = defaultAlertSender()): Promise<ReportAck> {
   const valid = batch.records.filter((r) => r.idempotency_id && UUID.test(r.organisation_id) && Number.isFinite(r.started_at_ms));
   const rejected = batch.records.length - valid.length;
   if (!valid.length) return { batch_id: batch.batch_id, stored: 0, duplicates: 0, rejected };
-  const stored = await insertLogRows(em, valid.map(toRow));
+  const rows = valid.map(toRow);
+  const { stored, fresh } = await insertLogRows(em, rows);
+  if (valid.some((r) => r.alerts_json)) {
+    // The rows are stored: a failing lookup or sender must not fail the batch (it would be resent).
+    const freshRecords = valid.filter((r, i) => fresh.delete(rows[i]!.idempotency_id));
+    await notifyAlerts(em, freshRecords, alerts).catch(() => {});
+  }
   return { batch_id: batch.batch_id, stored, duplicates: valid.length - stored, rejected };
 }

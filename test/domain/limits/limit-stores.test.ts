@@ -47,10 +47,11 @@ describe.each([
     for (let i = 0; i < 4; i++) verdicts.push((await s.take([c]))[0]!);
     expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
     expect(verdicts.map((v) => v.remaining)).toEqual([2, 1, 0, 0]);
-    // One request refills in 60 s / 3 = 20 s.
-    expect(verdicts[3]!.retryAfterMs).toBeGreaterThan(19_000);
-    expect(verdicts[3]!.retryAfterMs).toBeLessThanOrEqual(20_000);
-    expect(verdicts[2]!.resetMs).toBeGreaterThan(59_000);
+    // Sliding window: room for one more once a third of this window's 3 has faded in the next
+    // window, i.e. 20 s after this window ends.
+    expect(verdicts[3]!.retryAfterMs).toBeGreaterThan(20_000);
+    expect(verdicts[3]!.retryAfterMs).toBeLessThanOrEqual(80_000);
+    expect(verdicts[2]!.resetMs).toBeGreaterThan(60_000);
   });
 
   it('refuses everything at a limit of 0', async () => {
@@ -111,6 +112,29 @@ describe.each([
   it('refuses a zero budget', async () => {
     const s = make();
     expect((await s.take([budget(uniq('nobud'), 0, 0.01)]))[0]!.allowed).toBe(false);
+  });
+});
+
+describe('sliding window (memory store, controlled clock)', () => {
+  it('a slow burst inside one window admits the limit, no more; the previous window fades out', async () => {
+    const start = Math.ceil(Date.now() / 60_000) * 60_000;
+    let now = start;
+    const s = new MemoryLimitStore(() => now);
+    const c = rate('rl:{slide}:requests:rpm', 3, 60_000);
+    const admitted = [];
+    // Ten requests, five seconds apart (a token bucket would refill one in between).
+    for (let i = 0; i < 10; i++, now += 5_000) admitted.push((await s.take([c]))[0]!.allowed);
+    expect(admitted.filter(Boolean)).toHaveLength(3);
+    // 0.6 s into the next window 99 % of the previous 3 still counts: refused, for 19.4 s.
+    now = start + 60_600;
+    const [early] = await s.take([c]);
+    expect(early).toMatchObject({ allowed: false });
+    expect(early!.retryAfterMs).toBe(19_400);
+    now += 19_400;
+    expect((await s.take([c]))[0]!.allowed).toBe(true);
+    // Two windows later nothing is left.
+    now = start + 180_000;
+    expect((await s.take([c]))[0]!.remaining).toBe(2);
   });
 });
 

@@ -61,16 +61,19 @@ describe('keyChecks', () => {
 
 describe('admit', () => {
   it('answers x-ratelimit-* headers, then refuses with 429, Retry-After and the same headers', async () => {
-    const store = new MemoryLimitStore();
+    // 15 s into a minute: the sliding window is empty again 45 + 60 s later.
+    const now = Date.UTC(2026, 10, 22, 12, 0, 15);
+    const store = new MemoryLimitStore(() => now);
     const k = key({ rateLimits: [{ type: 'requests', unit: 'rpm', value: 2 }] });
     const first = await admit(store, keyChecks(k, { tokens: 10, cost: null }, Date.now()));
-    expect(first.headers).toEqual({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '30' });
+    expect(first.headers).toEqual({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '105' });
     await admit(store, keyChecks(k, { tokens: 10, cost: null }, Date.now()));
     const err = await admit(store, keyChecks(k, { tokens: 10, cost: null }, Date.now())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     const e = err as AppError;
     expect([e.status, e.code, e.type]).toEqual([429, 'rate_limit_exceeded', 'rate_limit_error']);
-    expect(e.headers).toMatchObject({ 'retry-after': '30', 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0' });
+    // Room for one more when half of this minute's 2 has faded in the next: 45 + 30 s.
+    expect(e.headers).toMatchObject({ 'retry-after': '75', 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0' });
   });
 
   it('refuses an exhausted budget with usage_limit_exceeded until the period ends, and reports the alert once', async () => {
