@@ -2,6 +2,7 @@ import { AppError, errorResponse, toAppError } from '../src/domain/errors.ts';
 import type { Logger } from '../src/domain/logger.ts';
 import type { TrustedHosts } from '../src/domain/net/custom-host.ts';
 import { DATA_PLANE_SCOPE } from '../src/domain/scopes.ts';
+import { NO_TRACER, type Tracer } from '../src/domain/tracing.ts';
 import type { UsageRecord } from '../src/domain/usage-record.ts';
 import type { KeyHasher, ModelCatalogue, UpstreamFetch } from './contracts.ts';
 import type { ProviderDirectory } from './providers/directory.ts';
@@ -13,6 +14,7 @@ import { callTarget, parseJsonBody, type GatewayCall } from './pipeline/call-tar
 import { readGatewayHeaders, type GatewayHeaders } from './pipeline/gateway-headers.ts';
 import { headersForLog } from './pipeline/log-headers.ts';
 import { RequestState } from './pipeline/request-state.ts';
+import { endRequestSpan, startRequestSpan, stepSpan, traced } from './pipeline/request-span.ts';
 import { resolveTargets } from './pipeline/resolve-target.ts';
 import type { KeyCache } from './sync/key-cache.ts';
 import type { ResourceCache } from './sync/resource-cache.ts';
@@ -40,6 +42,8 @@ export interface WorkerDeps {
   models?: ModelCatalogue;
   /** Configs, guardrails, policies (and providers) resolved from the control plane, kept fresh by Watch. */
   resources?: ResourceCache;
+  /** OpenTelemetry spans per request (issue 9 item 5); default: the no-op tracer. */
+  tracer?: Tracer;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -56,11 +60,13 @@ const PROXY_PREFIX = 'proxy/';
 
 /** The data plane as one web-standard fetch handler (ARCHITECTURE.md: Data plane request flow). */
 export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
+  const tracer = deps.tracer ?? NO_TRACER;
   const finish = (state: RequestState) => {
+    endRequestSpan(state);
     const record = state.toRecord();
     if (record) deps.usage.push(record);
   };
-  const callDeps = { upstream: deps.upstream, finish };
+  const callDeps = { upstream: deps.upstream, finish, tracer };
   const targetDeps = { trustedHosts: deps.trustedHosts, providers: deps.providers };
 
   /** One generic path for every data-plane request: built-in route (route) or pass-through (null). */
@@ -72,10 +78,11 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       return errorResponse(toAppError(err));
     }
     const state = new RequestState(headers.traceId, route?.endpoint ?? 'proxy', request.method);
+    startRequestSpan(tracer, request, state);
     state.setMetadata(headers.metadata);
     const traceHeader = { 'x-gateway-trace-id': state.traceId };
     try {
-      state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
+      state.key = await traced(stepSpan(tracer, state, 'authenticate'), authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now()));
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
       if (route?.endpoint === 'models.list' && wantsCatalogue(headers)) {
         const response = await catalogueResponse(deps.models, state.key.workspaceId, state.traceId);
@@ -84,7 +91,7 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
         return response;
       }
       const json = route?.body === 'json' ? parseJsonBody(await request.text(), route.endpoint) : null;
-      const { targets } = await resolveTargets(headers, state.key, targetDeps);
+      const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps));
       // The routing engine (fallback, loadbalance, conditional, retries) walks the targets; until
       // then the first one answers.
       const target = targets[0]!;
@@ -113,15 +120,18 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       return errorResponse(toAppError(err));
     }
     const state = new RequestState(headers.traceId, 'realtime', request.method);
+    startRequestSpan(tracer, request, state);
     state.setMetadata(headers.metadata);
     try {
-      state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
+      state.key = await traced(stepSpan(tracer, state, 'authenticate'), authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now()));
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
-      const { targets } = await resolveTargets(headers, state.key, targetDeps);
+      const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps));
       const target = targets[0]!;
       state.provider = target.provider.name;
       const q = request.url.indexOf('?');
-      return await realtimeUpstream(target, request, q < 0 ? '' : request.url.slice(q), state, deps.upstream);
+      const up = await realtimeUpstream(target, request, q < 0 ? '' : request.url.slice(q), state, deps.upstream);
+      if (state.span.recording) up.headers.traceparent = state.span.traceparent();
+      return up;
     } catch (err) {
       const e = toAppError(err);
       state.status = e.status;

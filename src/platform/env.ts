@@ -23,6 +23,11 @@ const publicUrl = url(['http:', 'https:']).optional();
 // The gateway workers' public base URLs (comma-separated; the first is the default), shown in deployment and MCP server answers.
 const gatewayUrls = z.string().transform((v) => v.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)).pipe(z.array(url(['http:', 'https:']))).optional();
 
+// OpenTelemetry (issue 9 item 5), standard variable names: spans go to `${endpoint}/v1/traces`
+// (OTLP/HTTP); unset, nothing is recorded. The exporter also reads OTEL_EXPORTER_OTLP_HEADERS.
+const otlpEndpoint = url(['http:', 'https:']).optional();
+const serviceName = (def: string) => z.string().min(1).default(def);
+
 const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -55,6 +60,8 @@ const controlPlane = z.object({
   GATEWAY_PUBLIC_URLS: gatewayUrls,
   // Private hosts the control plane may test or ping (MCP upstreams, deployments), like the workers' setting.
   TRUSTED_CUSTOM_HOSTS: z.string().default(''),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_SERVICE_NAME: serviceName('ai-gateway-control-plane'),
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';
@@ -84,6 +91,8 @@ const worker = z.object({
   USAGE_BUFFER_MAX: z.coerce.number().int().min(1).default(100_000),
   // When USAGE_BUFFER_MAX records are held: evict the oldest held records, or refuse new ones (counted either way).
   USAGE_OVERFLOW: z.enum(['drop-oldest', 'drop-newest']).default('drop-oldest'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_SERVICE_NAME: serviceName('ai-gateway-worker'),
 }).superRefine((v, ctx) => {
   for (const name of ['CONTROL_PLANE_CA_FILE', 'CONTROL_PLANE_TLS_SERVER_NAME'] as const) {
     if (v[name] && !v.CONTROL_PLANE_TLS) ctx.addIssue({ code: 'custom', path: [name], message: 'needs CONTROL_PLANE_TLS=true' });
@@ -103,6 +112,9 @@ const embedded = z.object({
   ROTATION_INTERVAL_MS: rotationInterval,
   PUBLIC_CONTROL_PLANE_URL: publicUrl,
   GATEWAY_PUBLIC_URLS: gatewayUrls,
+  // Both parts export to the endpoint; OTEL_SERVICE_NAME, when set, names both (else each its default).
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
 });
 
 export type ControlPlaneEnv = z.output<typeof controlPlane>;

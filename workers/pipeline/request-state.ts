@@ -1,4 +1,5 @@
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
+import { NO_SPAN, type Span } from '../../src/domain/tracing.ts';
 import type { UsageRecord } from '../../src/domain/usage-record.ts';
 import { NO_TOKENS, type Tokens } from './tokens.ts';
 
@@ -19,6 +20,8 @@ export class RequestState {
   metadata: Record<string, unknown> | null = null;
   /** The metadata's `_user` (spec: Request headers, metadata). */
   user: string | null = null;
+  /** The request's root span (request-span.ts); the shared no-op when untraced. */
+  span: Span = NO_SPAN;
 
   /** Sets the metadata (key defaults under the request's own) and the user it names. */
   setMetadata(metadata: Record<string, unknown> | null): void {

@@ -4,6 +4,7 @@ import { trustedHostSet } from '../../src/domain/net/custom-host.ts';
 import { MemoryStore, type SharedStore } from '../../src/domain/store.ts';
 import { WorkerMetrics } from '../../src/platform/metrics/worker-metrics.ts';
 import { RedisStore } from '../../src/platform/redis-store.ts';
+import { createTracing, type Tracing, type TracingSettings } from '../../src/platform/tracing/otel-tracer.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
 import { createGatewayHandler, type GatewayHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
@@ -34,6 +35,8 @@ export interface WorkerSettings {
   redisKeyPrefix?: string | undefined;
   /** Names this worker on its Watch stream (default: a random id per process). */
   workerId?: string | undefined;
+  /** OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME); without an endpoint nothing is traced. */
+  tracing?: TracingSettings | null | undefined;
 }
 
 export interface AssembledWorker {
@@ -48,6 +51,8 @@ export interface AssembledWorker {
   logger: Logger;
   /** Prometheus metrics, served at GET /metrics by the runtime. */
   metrics: WorkerMetrics;
+  /** Request spans, exported over OTLP when an endpoint is configured. */
+  tracing: Tracing;
   close(): Promise<void>;
 }
 
@@ -107,6 +112,7 @@ export function assembleWorker(
     const last = controlPlane.state.lastError;
     return { ready: false, reason: `control plane not reached yet${last ? ` (${last})` : ''}` };
   };
+  const tracing = createTracing(settings.tracing ?? { serviceName: 'ai-gateway-worker' });
   const handler = createGatewayHandler({
     providers: new ManagedProviderDirectory(resources),
     resources,
@@ -118,6 +124,7 @@ export function assembleWorker(
     logger,
     health,
     ready,
+    tracer: tracing.tracer,
   });
   return {
     handler,
@@ -129,9 +136,12 @@ export function assembleWorker(
     store,
     logger,
     metrics,
+    tracing,
     async close() {
       watcher.close();
       await reporter.close(5_000);
+      // After the usage drain: the last requests' spans are ended, and exported here.
+      await tracing.shutdown();
       controlPlane.close();
       await store.close();
     },

@@ -21,6 +21,7 @@ export function workerSettingsFromEnv(env: WorkerEnv, readTextFile?: ReadTextFil
     usageOverflow: env.USAGE_OVERFLOW,
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
+    tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
   };
 }
 
