@@ -1,5 +1,10 @@
 // Request tracing end to end (issue 9 item 5): a worker and a control plane exporting to an
 // in-process OTLP/HTTP collector; the mock provider records the traceparent it receives.
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocket } from 'undici';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { silentLogger } from '../../src/domain/logger.ts';
 import { NO_TRACER, parseTraceParent } from '../../src/domain/tracing.ts';
@@ -168,6 +173,39 @@ describe('worker request spans', () => {
     await requestSpans('corr-after-untraced', 3);
     expect(collector.spans.some((s) => s.attributes['gateway.trace_id'] === 'corr-untraced-1')).toBe(false);
     expect(new Set(collector.spans.map((s) => s.serviceName))).not.toContain('ai-gateway-worker');
+  });
+});
+
+describe('realtime', () => {
+  it("the provider's WebSocket upgrade carries the request span's traceparent", async () => {
+    const seen: IncomingMessage['headers'][] = [];
+    const upstream = createServer((_req, res) => res.writeHead(404).end());
+    upstream.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+      seen.push(req.headers);
+      const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
+      // The client closes at once: answer its close frame, as a provider does.
+      socket.on('data', () => socket.end(Buffer.from([0x88, 0x00])));
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    try {
+      const host = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+      const ws = new WebSocket(`${traced.url.replace('http', 'ws')}/v1/realtime?model=gpt-4o-realtime-preview`, {
+        headers: { 'x-gateway-api-key': appKey.key, 'x-gateway-provider': 'openai', authorization: 'Bearer sk-rt', 'x-gateway-custom-host': host, 'x-gateway-trace-id': 'corr-rt-1' },
+      } as never);
+      await new Promise<void>((resolve) => {
+        ws.addEventListener('open', () => ws.close());
+        ws.addEventListener('close', () => resolve());
+        ws.addEventListener('error', () => resolve());
+      });
+      const { root } = await requestSpans('corr-rt-1', 2);
+      expect(root.attributes['gateway.endpoint']).toBe('realtime');
+      expect(seen).toHaveLength(1);
+      expect(parseTraceParent(seen[0]!.traceparent as string)).toEqual({ traceId: root.traceId, spanId: root.spanId, flags: 1 });
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise<void>((r) => upstream.close(() => r()));
+    }
   });
 });
 
