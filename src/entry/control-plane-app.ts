@@ -60,7 +60,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   const { orm, logger } = opts;
   const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox, gatewayUrls: opts.gatewayUrls ?? [], trustedHosts: opts.trustedHosts ?? [] });
   const rest = createRestRouter(graphql.run, logger);
-  const tracing = createTracing(opts.tracing ?? { serviceName: 'ai-gateway-control-plane' });
+  const tracing = createTracing(opts.tracing ?? { serviceName: 'ai-gateway-control-plane' }, { logger });
 
   async function health(): Promise<Response> {
     try {

@@ -112,7 +112,7 @@ export function assembleWorker(
     const last = controlPlane.state.lastError;
     return { ready: false, reason: `control plane not reached yet${last ? ` (${last})` : ''}` };
   };
-  const tracing = createTracing(settings.tracing ?? { serviceName: 'ai-gateway-worker' });
+  const tracing = createTracing(settings.tracing ?? { serviceName: 'ai-gateway-worker' }, { logger });
   const handler = createGatewayHandler({
     providers: new ManagedProviderDirectory(resources),
     resources,

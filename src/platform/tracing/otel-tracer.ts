@@ -4,7 +4,8 @@
 import { ROOT_CONTEXT, SpanStatusCode, TraceFlags, trace, type Span as OtelSpan, type Tracer as OtelApiTracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { Logger } from '../../domain/logger.ts';
 import { formatTraceParent, NO_TRACER, parseTraceParent, type Span, type SpanAttribute, type SpanAttributes, type Tracer } from '../../domain/tracing.ts';
 
 export interface TracingSettings {
@@ -18,10 +19,18 @@ export interface TracingSettings {
 
 export interface Tracing {
   tracer: Tracer;
-  /** Exports the spans ended so far. */
+  /** Exports the spans ended so far (never rejects: failures go to the logger). */
   flush(): Promise<void>;
   /** Flushes and stops; spans ended later are dropped. */
   shutdown(): Promise<void>;
+}
+
+const SHUTDOWN_BOUND_MS = 3_000;
+/** `work`, or nothing once `ms` passed (the timer is cleared when `work` settles first). */
+function bounded(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([work.finally(() => clearTimeout(timer)), late]);
 }
 
 const NO_TRACING: Tracing = { tracer: NO_TRACER, flush: async () => {}, shutdown: async () => {} };
@@ -31,13 +40,21 @@ export function tracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
 }
 
+export interface TracingOptions {
+  /** Replaces the OTLP exporter (tests read spans in memory with it). */
+  exporter?: SpanExporter;
+  /** Told when an export fails (at most once a minute): spans are dropped, requests are not. */
+  logger?: Logger;
+}
+
 /**
- * Tracing for one process part. Without an endpoint (and without `exporter`, which tests use to
- * read spans in memory) the no-op tracer: nothing is recorded or sent.
+ * Tracing for one process part. Without an endpoint (and without `exporter`) the no-op tracer:
+ * nothing is recorded or sent.
  */
-export function createTracing(settings: TracingSettings, exporter?: SpanExporter): Tracing {
-  if (!settings.endpoint && !exporter) return NO_TRACING;
-  const spanExporter = exporter ?? new OTLPTraceExporter({ url: tracesUrl(settings.endpoint!) });
+export function createTracing(settings: TracingSettings, opts: TracingOptions = {}): Tracing {
+  if (!settings.endpoint && !opts.exporter) return NO_TRACING;
+  const inner = opts.exporter ?? new OTLPTraceExporter({ url: tracesUrl(settings.endpoint!) });
+  const spanExporter = opts.logger ? new ReportingExporter(inner, opts.logger, settings.endpoint ?? '') : inner;
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
     spanProcessors: [new BatchSpanProcessor(spanExporter, settings.scheduledDelayMs !== undefined ? { scheduledDelayMillis: settings.scheduledDelayMs } : {})],
@@ -46,8 +63,10 @@ export function createTracing(settings: TracingSettings, exporter?: SpanExporter
   let stopped: Promise<void> | null = null;
   return {
     tracer,
-    flush: () => provider.forceFlush(),
-    shutdown: () => (stopped ??= provider.shutdown()),
+    // A failed export is reported by the exporter (logger); closing a worker never fails for it.
+    flush: () => provider.forceFlush().catch(() => {}),
+    // Bounded: an unreachable collector must not hold a shutdown past the entry's 10 s limit.
+    shutdown: () => (stopped ??= bounded(provider.shutdown().catch(() => {}), SHUTDOWN_BOUND_MS)),
   };
 }
 
@@ -93,5 +112,38 @@ class TracedSpan implements Span {
   traceparent(): string {
     const c = this.span.spanContext();
     return formatTraceParent(c.traceId, c.spanId, c.traceFlags);
+  }
+}
+
+const EXPORT_WARNING_INTERVAL_MS = 60_000;
+
+/** Passes spans on; a failed export (collector down, refused) is logged, rate-limited. */
+class ReportingExporter implements SpanExporter {
+  private lastWarning = 0;
+  private failed = 0;
+  constructor(private readonly inner: SpanExporter, private readonly logger: Logger, private readonly endpoint: string) {}
+
+  export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
+    this.inner.export(spans, (result) => {
+      // ExportResultCode.SUCCESS is 0.
+      if (result.code !== 0) {
+        this.failed += spans.length;
+        const now = Date.now();
+        if (now - this.lastWarning >= EXPORT_WARNING_INTERVAL_MS) {
+          this.lastWarning = now;
+          this.logger.warn('trace export failed; spans dropped', { endpoint: this.endpoint, dropped_spans: this.failed, err: String(result.error ?? 'unknown') });
+          this.failed = 0;
+        }
+      }
+      done(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
   }
 }

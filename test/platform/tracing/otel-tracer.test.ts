@@ -1,5 +1,7 @@
 // The OpenTelemetry tracer behind the domain interface (issue 9 item 5): parents, W3C
 // traceparent in and out, the no-op when no endpoint is set, and a real OTLP/HTTP export.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NO_SPAN, NO_TRACER, parseTraceParent, traced } from '../../../src/domain/tracing.ts';
@@ -10,7 +12,7 @@ const INCOMING = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 function memory() {
   const exporter = new InMemorySpanExporter();
-  const tracing = createTracing({ serviceName: 'unit' }, exporter);
+  const tracing = createTracing({ serviceName: 'unit' }, { exporter });
   return { exporter, tracing, spans: async () => (await tracing.flush(), exporter.getFinishedSpans()) };
 }
 
@@ -103,5 +105,25 @@ describe('OTLP/HTTP export', () => {
     const u = spans.find((s) => s.name === 'upstream')!;
     expect(r).toMatchObject({ serviceName: 'otlp-test-service', parentSpanId: '', attributes: { 'gateway.trace_id': 'corr-1' } });
     expect(u).toMatchObject({ traceId: r.traceId, parentSpanId: r.spanId });
+  });
+
+  it('a refused export is logged as a warning naming the endpoint, and the spans are dropped', async () => {
+    const refusing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (msg: string, fields?: Record<string, unknown>) => void warnings.push({ msg, fields }) };
+    try {
+      const tracing = createTracing({ endpoint, serviceName: 'refused' }, { logger });
+      tracing.tracer.startSpan('lost').end();
+      await tracing.shutdown();
+      expect(warnings).toEqual([{ msg: 'trace export failed; spans dropped', fields: expect.objectContaining({ endpoint, dropped_spans: 1 }) }]);
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise<void>((r) => refusing.close(() => r()));
+    }
   });
 });
