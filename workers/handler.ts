@@ -3,6 +3,7 @@ import type { Logger } from '../src/domain/logger.ts';
 import type { RequestMetrics } from '../src/domain/metrics.ts';
 import type { TrustedHosts } from '../src/domain/net/custom-host.ts';
 import { DATA_PLANE_SCOPE } from '../src/domain/scopes.ts';
+import { NO_TRACER, type Tracer } from '../src/domain/tracing.ts';
 import type { UsageRecord } from '../src/domain/usage-record.ts';
 import type { KeyHasher, ModelCatalogue, UpstreamFetch } from './contracts.ts';
 import type { ProviderDirectory } from './providers/directory.ts';
@@ -15,6 +16,7 @@ import { readGatewayHeaders, type GatewayHeaders } from './pipeline/gateway-head
 import { headersForLog } from './pipeline/log-headers.ts';
 import { accountRequest, admitRequest, withLimitHeaders, type LimitDeps } from './limits/request-limits.ts';
 import { RequestState } from './pipeline/request-state.ts';
+import { endRequestSpan, startRequestSpan, stepSpan, traced } from './pipeline/request-span.ts';
 import { resolveTargets } from './pipeline/resolve-target.ts';
 import type { KeyCache } from './sync/key-cache.ts';
 import type { ResourceCache } from './sync/resource-cache.ts';
@@ -46,6 +48,8 @@ export interface WorkerDeps {
   limits?: LimitDeps;
   /** Per-request metrics (Prometheus in the runtime): counts rate-limit refusals by code, among others. */
   metrics?: RequestMetrics;
+  /** OpenTelemetry spans per request (issue 9 item 5); default: the no-op tracer. */
+  tracer?: Tracer;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -62,13 +66,15 @@ const PROXY_PREFIX = 'proxy/';
 
 /** The data plane as one web-standard fetch handler (ARCHITECTURE.md: Data plane request flow). */
 export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
+  const tracer = deps.tracer ?? NO_TRACER;
   const finish = (state: RequestState) => {
     accountRequest(deps.limits, state);
+    endRequestSpan(state);
     const record = state.toRecord();
     if (record) deps.usage.push(record);
     deps.metrics?.observe({ endpoint: state.endpoint, provider: state.provider, status: state.status, latencyMs: state.elapsedMs(), upstreamLatencyMs: state.upstreamLatencyMs, cacheStatus: '', errorCode: state.errorCode });
   };
-  const callDeps = { upstream: deps.upstream, finish };
+  const callDeps = { upstream: deps.upstream, finish, tracer };
   const targetDeps = { trustedHosts: deps.trustedHosts, providers: deps.providers };
 
   /** One generic path for every data-plane request: built-in route (route) or pass-through (null). */
@@ -80,10 +86,11 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       return errorResponse(toAppError(err));
     }
     const state = new RequestState(headers.traceId, route?.endpoint ?? 'proxy', request.method);
+    startRequestSpan(tracer, request, state);
     state.setMetadata(headers.metadata);
     const traceHeader = { 'x-gateway-trace-id': state.traceId };
     try {
-      state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
+      state.key = await traced(stepSpan(tracer, state, 'authenticate'), authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now()));
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
       if (route?.endpoint === 'models.list' && wantsCatalogue(headers)) {
         const response = await catalogueResponse(deps.models, state.key.workspaceId, state.traceId);
@@ -93,7 +100,7 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       }
       const json = route?.body === 'json' ? parseJsonBody(await request.text(), route.endpoint) : null;
       const limitHeaders = await admitRequest(deps.limits, state, json?.body ?? null, headers.provider);
-      const { targets } = await resolveTargets(headers, state.key, targetDeps);
+      const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps));
       // The routing engine (fallback, loadbalance, conditional, retries) walks the targets; until
       // then the first one answers.
       const target = targets[0]!;
@@ -122,16 +129,19 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       return errorResponse(toAppError(err));
     }
     const state = new RequestState(headers.traceId, 'realtime', request.method);
+    startRequestSpan(tracer, request, state);
     state.setMetadata(headers.metadata);
     try {
-      state.key = await authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now());
+      state.key = await traced(stepSpan(tracer, state, 'authenticate'), authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now()));
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
       await admitRequest(deps.limits, state, null, headers.provider);
-      const { targets } = await resolveTargets(headers, state.key, targetDeps);
+      const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps));
       const target = targets[0]!;
       state.provider = target.provider.name;
       const q = request.url.indexOf('?');
-      return await realtimeUpstream(target, request, q < 0 ? '' : request.url.slice(q), state, deps.upstream);
+      const up = await realtimeUpstream(target, request, q < 0 ? '' : request.url.slice(q), state, deps.upstream);
+      if (state.span.recording) up.headers.traceparent = state.span.traceparent();
+      return up;
     } catch (err) {
       const e = toAppError(err);
       state.status = e.status;

@@ -9,6 +9,8 @@ import { startGrpcServer, type GrpcServerTls, type RunningGrpcServer } from '../
 import { remoteAddress, sendWebResponse, toWebRequest } from '../platform/node-http.ts';
 import { ControlPlaneMetrics } from '../platform/metrics/control-plane-metrics.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
+import { endHttpSpan, startHttpSpan } from '../platform/tracing/http-span.ts';
+import { createTracing, type TracingSettings } from '../platform/tracing/otel-tracer.ts';
 import { createRestRouter } from '../rest/router.ts';
 import { startRotationScheduler } from '../services/api-keys/rotation-scheduler.ts';
 import type { SecretResolverOptions } from '../services/secret-references/resolve-secret-reference.ts';
@@ -47,6 +49,8 @@ export interface ControlPlaneOptions {
   logExportPollMs?: number;
   /** Request-log retention in days (REQUEST_LOG_RETENTION_DAYS; 0 keeps everything). */
   requestLogRetentionDays?: number;
+  /** OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME): a span per HTTP request and gRPC call. */
+  tracing?: TracingSettings | null;
 }
 
 export interface RunningControlPlane {
@@ -63,6 +67,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
   const { orm, logger } = opts;
   const graphql = createGraphQL(orm, logger, { publicUrl: opts.publicUrl ?? null, secretBox: opts.secretBox, gatewayUrls: opts.gatewayUrls ?? [], trustedHosts: opts.trustedHosts ?? [] });
   const rest = createRestRouter(graphql.run, logger);
+  const tracing = createTracing(opts.tracing ?? { serviceName: 'ai-gateway-control-plane' }, { logger });
 
   async function health(): Promise<Response> {
     try {
@@ -81,7 +86,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     feedListening: () => syncRef?.feed.isListening ?? false,
   });
 
-  async function route(request: Request, ip: string | null): Promise<[string, Response]> {
+  async function route(request: Request, ip: string | null, matched: { route?: string }): Promise<[string, Response]> {
     const path = new URL(request.url).pathname;
     if (path === '/graphql') return ['graphql', await graphql.yoga.fetch(request, { ip })];
     if (path === '/health') return ['health', await health()];
@@ -89,14 +94,17 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
       const m = await metrics.text();
       return ['metrics', new Response(m.body, { headers: { 'content-type': m.contentType } })];
     }
-    const r = await rest.handle(request, ip);
+    const r = await rest.handle(request, ip, matched);
     return r ? ['rest', r] : ['unknown', errorResponse(new AppError(404, 'not_found_error', 'unknown_route', `No route for ${request.method} ${path}`))];
   }
 
   async function handle(request: Request, ip: string | null): Promise<Response> {
     const started = performance.now();
-    const [api, response] = await route(request, ip);
+    const span = startHttpSpan(tracing.tracer, request);
+    const matched: { route?: string } = {};
+    const [api, response] = await route(request, ip, matched);
     metrics.observe(api, response.status, (performance.now() - started) / 1_000);
+    void endHttpSpan(span, request, api, response.status, matched.route ?? null);
     return response;
   }
 
@@ -124,7 +132,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
     workerToken: opts.workerToken,
     previousWorkerToken: opts.previousWorkerToken,
     tls: opts.grpcTls,
-    host: opts.host, port: opts.grpcPort, logger, watch: sync.hub, resolvers,
+    host: opts.host, port: opts.grpcPort, logger, watch: sync.hub, resolvers, tracer: tracing.tracer,
     onUsageAck: (ack) => {
       if (ack.stored) metrics.usageRecords.inc({ result: 'stored' }, ack.stored);
       if (ack.duplicates) metrics.usageRecords.inc({ result: 'duplicate' }, ack.duplicates);
@@ -154,6 +162,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Runn
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await tracing.shutdown();
     },
   };
 }

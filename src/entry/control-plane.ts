@@ -46,6 +46,7 @@ const cp = await startControlPlane({
   trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
   sync: { databaseUrl: env.DATABASE_URL, retentionMs: env.RESOURCE_CHANGE_RETENTION_MS, pollIntervalMs: env.SYNC_POLL_INTERVAL_MS },
   secretReferences: { env: process.env, envPrefix: env.SECRET_REFERENCE_ENV_PREFIX, fileRoot: env.SECRET_REFERENCE_FILE_ROOT ?? null },
+  tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
 });
 onShutdown(logger, async () => {
   await cp.close();

@@ -56,6 +56,7 @@ const cp = await startControlPlane({
   trustedHosts: parseHostList(env.TRUSTED_CUSTOM_HOSTS),
   // PGlite takes one connection: no dedicated LISTEN connection; the one replica polls its change log often.
   sync: { listen: false, pollIntervalMs: 250 },
+  tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? 'ai-gateway-control-plane' },
 });
 // The in-process worker takes the same settings, with the same defaults, as `npm run worker`.
 const worker = await startNodeWorker(
@@ -65,6 +66,8 @@ const worker = await startNodeWorker(
       WORKER_TOKEN: workerToken,
       TRUSTED_CUSTOM_HOSTS: env.TRUSTED_CUSTOM_HOSTS,
       LOG_LEVEL: env.LOG_LEVEL,
+      OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+      OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME,
     }),
   ),
   env.HOST,

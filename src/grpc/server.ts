@@ -4,9 +4,11 @@ import * as protoLoader from '@grpc/proto-loader';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../domain/logger.ts';
+import type { Tracer } from '../domain/tracing.ts';
 import { keyToWire, resourceToWire } from '../domain/sync-codec.ts';
 import type { ReportAck, UsageBatch } from '../domain/usage-record.ts';
 import { workerSyncPackageDefinition, workerSyncService } from '../platform/grpc-contract.ts';
+import { endGrpcSpan, startGrpcSpan } from '../platform/tracing/grpc-span.ts';
 import { resolveKeyByHash } from '../services/api-keys/resolve-key.ts';
 import { storeUsageBatch } from '../services/usage/store-usage.ts';
 import type { WatchHub } from '../services/sync/watch-hub.ts';
@@ -30,6 +32,8 @@ export interface GrpcServerOptions {
   resolvers: WorkerResolvers;
   /** Each stored usage batch's outcome (metrics). */
   onUsageAck?: (ack: ReportAck) => void;
+  /** A span per ResolveKey/Resolve call and per Report batch (issue 9 item 5); default: none. */
+  tracer?: Tracer;
 }
 
 export interface GrpcServerTls {
@@ -55,9 +59,14 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   server.addService(workerSyncService().service, {
     ResolveKey: (call: grpc.ServerUnaryCall<{ key_hash: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
       if (!authorised(call.metadata)) return cb(unauthenticatedStatus());
+      const span = startGrpcSpan(opts.tracer, 'ResolveKey', call.metadata, {});
       resolveKeyByHash(orm.em.fork(), call.request.key_hash).then(
-        (key) => cb(null, key ? keyToWire(key) : { found: false, key: null, version: 0 }),
+        (key) => {
+          endGrpcSpan(span, grpc.status.OK, { 'gateway.found': !!key });
+          cb(null, key ? keyToWire(key) : { found: false, key: null, version: 0 });
+        },
         (err: unknown) => {
+          endGrpcSpan(span, grpc.status.UNAVAILABLE);
           logger.error('ResolveKey failed', { err: String(err) });
           cb({ code: grpc.status.UNAVAILABLE, details: 'key lookup failed' });
         },
@@ -67,9 +76,15 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     Resolve: (call: grpc.ServerUnaryCall<{ resource_type: string; resource_key: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
       if (!authorised(call.metadata)) return cb(unauthenticatedStatus());
       const { resource_type: type, resource_key: key } = call.request;
+      // The key may name a secret's owner: only the type goes on the span.
+      const span = startGrpcSpan(opts.tracer, 'Resolve', call.metadata, { 'gateway.resource_type': type });
       opts.resolvers.resolve(orm.em.fork(), type, key).then(
-        (resource) => cb(null, resourceToWire(resource)),
+        (resource) => {
+          endGrpcSpan(span, grpc.status.OK);
+          cb(null, resourceToWire(resource));
+        },
         (err: unknown) => {
+          endGrpcSpan(span, grpc.status.UNAVAILABLE);
           // The key may name a secret's owner, never the payload: only the type goes to the log.
           logger.error('Resolve failed', { resource_type: type, err: String(err) });
           cb({ code: grpc.status.UNAVAILABLE, details: 'resource lookup failed' });
@@ -89,13 +104,16 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       call.on('close', () => reports.delete(open));
       call.on('data', (batch: UsageBatch) => {
         chain = chain.then(async () => {
+          const span = startGrpcSpan(opts.tracer, 'Report', call.metadata, { 'gateway.usage_records': batch.records?.length ?? 0 });
           try {
             const ack = await storeUsageBatch(orm.em.fork(), batch);
+            endGrpcSpan(span, grpc.status.OK, { 'gateway.usage_stored': ack.stored, 'gateway.usage_duplicates': ack.duplicates, 'gateway.usage_rejected': ack.rejected });
             if (ack.rejected) logger.warn('usage records rejected', { batch_id: batch.batch_id, rejected: ack.rejected });
             opts.onUsageAck?.(ack);
             call.write(ack);
           } catch (err) {
             // No ack: the worker keeps the batch and resends it after reconnecting.
+            endGrpcSpan(span, grpc.status.UNAVAILABLE);
             logger.error('storing usage batch failed', { batch_id: batch.batch_id, err: String(err) });
             call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'usage store failed' });
           }

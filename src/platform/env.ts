@@ -26,6 +26,11 @@ const gatewayUrls = z.string().transform((v) => v.split(',').map((s) => s.trim()
 const logRetentionDays = z.coerce.number().int().min(0).max(36_500).default(30);
 const logExportDir = z.string().min(1).default('.data/log-exports');
 
+// OpenTelemetry (issue 9 item 5), standard variable names: spans go to `${endpoint}/v1/traces`
+// (OTLP/HTTP); unset, nothing is recorded. The exporter also reads OTEL_EXPORTER_OTLP_HEADERS.
+const otlpEndpoint = url(['http:', 'https:']).optional();
+const serviceName = (def: string) => z.string().min(1).default(def);
+
 const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -60,6 +65,8 @@ const controlPlane = z.object({
   TRUSTED_CUSTOM_HOSTS: z.string().default(''),
   REQUEST_LOG_RETENTION_DAYS: logRetentionDays,
   LOG_EXPORT_DIR: logExportDir,
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_SERVICE_NAME: serviceName('ai-gateway-control-plane'),
 }).superRefine((v, ctx) => {
   if (!v.GRPC_TLS_CERT_FILE !== !v.GRPC_TLS_KEY_FILE) {
     const missing = v.GRPC_TLS_CERT_FILE ? 'GRPC_TLS_KEY_FILE' : 'GRPC_TLS_CERT_FILE';
@@ -91,6 +98,8 @@ const worker = z.object({
   USAGE_OVERFLOW: z.enum(['drop-oldest', 'drop-newest']).default('drop-oldest'),
   // Issue 8 item 6: while Redis is unreachable, count limits per worker (open) or answer 503 (closed).
   RATE_LIMIT_FAILURE_MODE: z.enum(['open', 'closed']).default('open'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_SERVICE_NAME: serviceName('ai-gateway-worker'),
 }).superRefine((v, ctx) => {
   for (const name of ['CONTROL_PLANE_CA_FILE', 'CONTROL_PLANE_TLS_SERVER_NAME'] as const) {
     if (v[name] && !v.CONTROL_PLANE_TLS) ctx.addIssue({ code: 'custom', path: [name], message: 'needs CONTROL_PLANE_TLS=true' });
@@ -112,6 +121,9 @@ const embedded = z.object({
   GATEWAY_PUBLIC_URLS: gatewayUrls,
   REQUEST_LOG_RETENTION_DAYS: logRetentionDays,
   LOG_EXPORT_DIR: logExportDir,
+  // Both parts export to the endpoint; OTEL_SERVICE_NAME, when set, names both (else each its default).
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
 });
 
 export type ControlPlaneEnv = z.output<typeof controlPlane>;

@@ -24,6 +24,7 @@ import type { OperationRunner, RestHandler, RestRoute } from './types.ts';
 
 interface CompiledRoute {
   method: string;
+  path: string;
   segments: string[];
   handler: RestHandler;
 }
@@ -55,7 +56,7 @@ const ROUTES: RestRoute[] = [
 
 /** Literal segments win over parameters (`/users/invites` before `/users/:userId`). */
 function compile(routes: RestRoute[]): CompiledRoute[] {
-  const compiled = routes.map((r) => ({ method: r.method, segments: r.path.split('/').filter(Boolean), handler: r.handler }));
+  const compiled = routes.map((r) => ({ method: r.method, path: r.path, segments: r.path.split('/').filter(Boolean), handler: r.handler }));
   const params = (r: CompiledRoute) => r.segments.filter((s) => s.startsWith(':')).length;
   return compiled.sort((a, b) => params(a) - params(b));
 }
@@ -75,8 +76,8 @@ function match(route: CompiledRoute, parts: string[]): Record<string, string> | 
 export function createRestRouter(run: OperationRunner, logger: Logger) {
   const compiled = compile(ROUTES);
   return {
-    /** null when no REST route has this path (the caller answers 404). */
-    async handle(request: Request, ip: string | null): Promise<Response | null> {
+    /** null when no REST route has this path (the caller answers 404). `matched.route` gets the route template (tracing). */
+    async handle(request: Request, ip: string | null, matched?: { route?: string }): Promise<Response | null> {
       const url = new URL(request.url);
       const parts = url.pathname.split('/').filter(Boolean);
       let pathMatched = false;
@@ -85,6 +86,7 @@ export function createRestRouter(run: OperationRunner, logger: Logger) {
         if (!params) continue;
         pathMatched = true;
         if (route.method !== request.method) continue;
+        if (matched) matched.route = route.path;
         try {
           return await route.handler({ request, ip, params, query: url.searchParams, run });
         } catch (err) {

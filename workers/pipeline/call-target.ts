@@ -1,11 +1,13 @@
 import { AppError, invalidParameter } from '../../src/domain/errors.ts';
 import { bufferedResponse, type HeaderRecord } from '../../src/domain/http/buffered-response.ts';
+import type { Tracer } from '../../src/domain/tracing.ts';
 import type { UpstreamFetch, UpstreamResponse } from '../contracts.ts';
 import type { EndpointRoute } from '../endpoints/table.ts';
 import type { CallContext, EndpointAdapter, TokenCount } from '../providers/contract.ts';
 import { afterResponse } from './after-response.ts';
 import type { RequestState } from './request-state.ts';
 import type { Target } from './resolve-target.ts';
+import { startUpstreamSpan, tracedUpstream } from './request-span.ts';
 import { SseUsageTap } from './sse-usage-tap.ts';
 import { relayStream } from './stream-relay.ts';
 import { tokensFromUsage, type Tokens } from './tokens.ts';
@@ -32,6 +34,8 @@ export interface CallDeps {
   upstream: UpstreamFetch;
   /** Accounts the request once its answer is complete. */
   finish(state: RequestState): void;
+  /** Opens a span per provider attempt when the request is traced. */
+  tracer?: Tracer;
 }
 
 /**
@@ -88,7 +92,7 @@ function bodyFor(call: GatewayCall, target: Target, relayed: boolean): { body: R
 const timeoutError = (ms: number) => new AppError(408, 'timeout_error', 'request_timeout', `Request exceeded the timeout sent in the request: ${ms}ms`);
 
 /** Sends upstream; answers 408 when the request timeout passes before the provider's headers. */
-async function send(deps: CallDeps, url: string, init: Parameters<UpstreamFetch>[1], target: Target, request: Request): Promise<UpstreamResponse> {
+async function send(deps: CallDeps, url: string, init: Parameters<UpstreamFetch>[1], target: Target, request: Request, state: RequestState): Promise<UpstreamResponse> {
   const ms = target.requestTimeoutMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
@@ -101,7 +105,8 @@ async function send(deps: CallDeps, url: string, init: Parameters<UpstreamFetch>
     init.signal = AbortSignal.any([request.signal, ac.signal]);
   }
   try {
-    return await deps.upstream(url, init);
+    // Traced requests send their W3C traceparent to the provider (issue 9 item 5).
+    return await tracedUpstream(startUpstreamSpan(deps.tracer, state, target.provider.name, url, init.method, init.headers), deps.upstream(url, init));
   } catch (err) {
     if (timedOut) throw timeoutError(ms!);
     if (request.signal.aborted) throw new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client closed the request.');
@@ -152,7 +157,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
     const headers = requestHeadersFor(request.headers, provider.forwardedHeaders, target.forwardHeaders, 'application/json', await provider.authHeaders(ctx));
     if (target.extraHeaders) Object.assign(headers, lowerCased(target.extraHeaders));
     Object.assign(headers, upstreamCall.headers);
-    res = await send(deps, upstreamCall.url, { method: upstreamCall.method, headers, body: upstreamCall.body, signal: request.signal }, target, request);
+    res = await send(deps, upstreamCall.url, { method: upstreamCall.method, headers, body: upstreamCall.body, signal: request.signal }, target, request, state);
   } else {
     let outBody: string | ReadableStream<Uint8Array> | null = null;
     let contentType: string | null = null;
@@ -190,7 +195,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
       const length = request.headers.get('content-length');
       if (length) headers['content-length'] = length;
     }
-    res = await send(deps, sendUrl, { method: request.method, headers, body: sendBody, signal: request.signal }, target, request);
+    res = await send(deps, sendUrl, { method: request.method, headers, body: sendBody, signal: request.signal }, target, request, state);
   }
   state.markUpstreamHeaders();
   state.status = res.status;

@@ -1,6 +1,7 @@
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
 import type { CustomModelPrice } from '../../src/domain/pricing/types.ts';
 import type { UsageAlert, UsageRecord } from '../../src/domain/usage-record.ts';
+import { NO_SPAN, type Span } from '../../src/domain/tracing.ts';
 import { NO_TOKENS, type Tokens } from './tokens.ts';
 
 /** What one request accumulates on its way through the pipeline; becomes its usage record. */
@@ -28,6 +29,8 @@ export class RequestState {
   alerts: UsageAlert[] = [];
   /** Settles the limits' reservations to the real usage (set by admission; issue 8). */
   settleLimits: ((state: RequestState) => void) | null = null;
+  /** The request's root span (request-span.ts); the shared no-op when untraced. */
+  span: Span = NO_SPAN;
 
   /** Sets the metadata (key defaults under the request's own) and the user it names. */
   setMetadata(metadata: Record<string, unknown> | null): void {

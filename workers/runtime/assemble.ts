@@ -7,6 +7,7 @@ import { RedisStore } from '../../src/platform/redis-store.ts';
 import { RedisLimitStore } from '../../src/platform/redis-limit-store.ts';
 import { MemoryLimitStore } from '../../src/domain/limits/memory-limit-store.ts';
 import { ResilientLimitStore, type LimitFailureMode } from '../../src/domain/limits/resilient-limit-store.ts';
+import { createTracing, type Tracing, type TracingSettings } from '../../src/platform/tracing/otel-tracer.ts';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import type { KeyHasher, UpstreamFetch } from '../contracts.ts';
 import { createGatewayHandler, type GatewayHandler, type WorkerHealth, type WorkerReadiness } from '../handler.ts';
@@ -40,6 +41,8 @@ export interface WorkerSettings {
   rateLimitFailureMode?: LimitFailureMode | undefined;
   /** Names this worker on its Watch stream (default: a random id per process). */
   workerId?: string | undefined;
+  /** OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME); without an endpoint nothing is traced. */
+  tracing?: TracingSettings | null | undefined;
 }
 
 export interface AssembledWorker {
@@ -54,6 +57,8 @@ export interface AssembledWorker {
   logger: Logger;
   /** Prometheus metrics, served at GET /metrics by the runtime. */
   metrics: WorkerMetrics;
+  /** Request spans, exported over OTLP when an endpoint is configured. */
+  tracing: Tracing;
   close(): Promise<void>;
 }
 
@@ -120,6 +125,7 @@ export function assembleWorker(
     const last = controlPlane.state.lastError;
     return { ready: false, reason: `control plane not reached yet${last ? ` (${last})` : ''}` };
   };
+  const tracing = createTracing(settings.tracing ?? { serviceName: 'ai-gateway-worker' }, { logger });
   const handler = createGatewayHandler({
     providers: new ManagedProviderDirectory(resources),
     models: new ManagedModelCatalogue(resources),
@@ -134,6 +140,7 @@ export function assembleWorker(
     logger,
     health,
     ready,
+    tracer: tracing.tracer,
   });
   return {
     handler,
@@ -145,9 +152,12 @@ export function assembleWorker(
     store,
     logger,
     metrics,
+    tracing,
     async close() {
       watcher.close();
       await reporter.close(5_000);
+      // After the usage drain: the last requests' spans are ended, and exported here.
+      await tracing.shutdown();
       controlPlane.close();
       await store.close();
     },

@@ -22,6 +22,7 @@ export function workerSettingsFromEnv(env: WorkerEnv, readTextFile?: ReadTextFil
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
     rateLimitFailureMode: env.RATE_LIMIT_FAILURE_MODE,
+    tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
   };
 }
 
