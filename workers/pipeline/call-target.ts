@@ -26,6 +26,8 @@ export interface GatewayCall {
   route: EndpointRoute | null;
   json: JsonBody | null;
   state: RequestState;
+  /** Headers the gateway adds to this answer (x-gateway-cache-status). */
+  responseHeaders?: Record<string, string>;
 }
 
 export interface CallDeps {
@@ -142,6 +144,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
   const endpoint: EndpointAdapter | undefined = route?.adapterEndpoint ? provider.endpoints[route.adapterEndpoint] : undefined;
   const extra: Record<string, string> = { 'x-gateway-trace-id': state.traceId, 'x-gateway-provider': provider.name };
   if (target.optionIndex) extra['x-gateway-last-used-option-index'] = target.optionIndex;
+  if (call.responseHeaders) Object.assign(extra, call.responseHeaders);
 
   let res: UpstreamResponse;
   let injectedUsage = false;
