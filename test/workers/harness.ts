@@ -14,6 +14,10 @@ import { createGatewayHandler } from '../../workers/handler.ts';
 import type { ProviderDirectory, ResolvedProvider } from '../../workers/providers/directory.ts';
 import { createNodeUpstream } from '../../workers/runtime/upstream-node.ts';
 import { KeyCache } from '../../workers/sync/key-cache.ts';
+import { ResourceCache } from '../../workers/sync/resource-cache.ts';
+import type { CircuitBreaker } from '../../workers/routing/circuit-breaker.ts';
+import type { RoutingDeps } from '../../workers/routing/engine.ts';
+import type { SharedStore } from '../../src/domain/store.ts';
 
 export const GATEWAY_KEY = 'gw_test_key_0123456789abcdef';
 export const ORG_KEY = 'gw_org_key_0123456789abcdef';
@@ -30,6 +34,8 @@ export interface Harness {
   /** Managed providers by `${workspaceId}/${slug}`. */
   providers: Map<string, ResolvedProvider>;
   catalogue: CatalogueModel[];
+  /** Saved resources (configs, guardrails, guardrail_policy) by `${type}/${key}`, as gRPC Resolve would answer. */
+  resources: Map<string, Record<string, unknown>>;
   errors: unknown[];
   setDirectoryDown(down: boolean): void;
   /** Resolves when `n` usage records have been pushed. */
@@ -37,7 +43,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']; trusted?: string[] } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  keyDefaults?: ResolvedKey['defaults'];
+  trusted?: string[];
+  /** Serve saved resources (configs, guardrails) from `Harness.resources`. */
+  withResources?: boolean;
+  store?: SharedStore;
+  breaker?: CircuitBreaker | null;
+  routing?: Partial<RoutingDeps>;
+  streamIdleTimeoutMs?: number;
+  guardrailsFailOpen?: boolean;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const keys = new Map<string, ResolvedKey>([
     [sha(GATEWAY_KEY), resolved('key-1', 'ws-1', opts.keyDefaults)],
     [sha(ORG_KEY), resolved('key-org', null)],
@@ -53,6 +71,11 @@ export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']
     },
   };
   const models: ModelCatalogue = { listModels: async () => catalogue };
+  const saved = new Map<string, Record<string, unknown>>();
+  // Short TTLs: a test that changes a saved resource sees it on the next request.
+  const resources = opts.withResources
+    ? new ResourceCache({ resolveResource: async (type, k) => { const p = saved.get(`${type}/${k}`); return p ? { version: 1, payload: p } : null; } }, { ttlMs: 1, negativeTtlMs: 1, maxStaleMs: 60_000 })
+    : undefined;
   const records: UsageRecord[] = [];
   const waiters: { n: number; resolve: (r: UsageRecord[]) => void }[] = [];
   // The mock provider listens on 127.0.0.1: trusted, as an operator would trust a local model server.
@@ -78,6 +101,12 @@ export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']
     health: () => ({ status: 'ok' }),
     providers: directory,
     models,
+    ...(resources ? { resources } : {}),
+    ...(opts.store ? { store: opts.store } : {}),
+    ...(opts.breaker !== undefined ? { breaker: opts.breaker } : {}),
+    ...(opts.routing ? { routing: opts.routing } : {}),
+    ...(opts.streamIdleTimeoutMs ? { streamIdleTimeoutMs: opts.streamIdleTimeoutMs } : {}),
+    ...(opts.guardrailsFailOpen ? { guardrailsFailOpen: true } : {}),
   });
   const server: Server = createServer((req, res) => {
     handler(toWebRequest(req, res, `http://${req.headers.host}`)).then((r) => sendWebResponse(res, r), (err) => {
@@ -92,6 +121,7 @@ export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']
     records,
     providers,
     catalogue,
+    resources: saved,
     errors,
     setDirectoryDown: (v) => (down = v),
     waitForRecords(n) {
