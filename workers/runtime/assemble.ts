@@ -12,6 +12,7 @@ import { KeyWatcher } from '../sync/key-watcher.ts';
 import { ResourceCache } from '../sync/resource-cache.ts';
 import { ManagedProviderDirectory } from '../providers/managed-directory.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
+import { CircuitBreaker, DEFAULT_BREAKER, type BreakerSettings } from '../routing/circuit-breaker.ts';
 import { GrpcControlPlane, type ControlPlaneTls } from './grpc-control-plane.ts';
 
 export interface WorkerSettings {
@@ -34,6 +35,14 @@ export interface WorkerSettings {
   redisKeyPrefix?: string | undefined;
   /** Names this worker on its Watch stream (default: a random id per process). */
   workerId?: string | undefined;
+  /** Routing (issue 7): longest Retry-After waited for (default 60 s). */
+  retryAfterMaxMs?: number | undefined;
+  /** Longest gap inside a stream before it is ended (0/absent: only x-gateway-stream-idle-timeout). */
+  streamIdleTimeoutMs?: number | undefined;
+  /** Erroring guardrail checks pass instead of failing closed. */
+  guardrailsFailOpen?: boolean | undefined;
+  /** Circuit breaker per target (default DEFAULT_BREAKER). */
+  breaker?: BreakerSettings | undefined;
 }
 
 export interface AssembledWorker {
@@ -107,7 +116,15 @@ export function assembleWorker(
     const last = controlPlane.state.lastError;
     return { ready: false, reason: `control plane not reached yet${last ? ` (${last})` : ''}` };
   };
+  // Breakers decide locally and publish opens to the store; startSync picks up other workers' opens.
+  const breaker = new CircuitBreaker(settings.breaker ?? DEFAULT_BREAKER, store);
+  breaker.startSync();
   const handler = createGatewayHandler({
+    store,
+    breaker,
+    routing: { maxRetryAfterMs: settings.retryAfterMaxMs ?? 60_000 },
+    ...(settings.streamIdleTimeoutMs ? { streamIdleTimeoutMs: settings.streamIdleTimeoutMs } : {}),
+    guardrailsFailOpen: settings.guardrailsFailOpen ?? false,
     providers: new ManagedProviderDirectory(resources),
     resources,
     keys,
@@ -130,6 +147,7 @@ export function assembleWorker(
     logger,
     metrics,
     async close() {
+      breaker.stop();
       watcher.close();
       await reporter.close(5_000);
       controlPlane.close();

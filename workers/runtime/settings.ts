@@ -21,6 +21,10 @@ export function workerSettingsFromEnv(env: WorkerEnv, readTextFile?: ReadTextFil
     usageOverflow: env.USAGE_OVERFLOW,
     logLevel: env.LOG_LEVEL,
     redisUrl: env.REDIS_URL,
+    retryAfterMaxMs: env.RETRY_AFTER_MAX_MS,
+    streamIdleTimeoutMs: env.STREAM_IDLE_TIMEOUT_MS,
+    guardrailsFailOpen: env.GUARDRAILS_FAIL_OPEN,
+    breaker: { failureRatio: env.BREAKER_FAILURE_RATIO, minCalls: env.BREAKER_MIN_CALLS, windowMs: env.BREAKER_WINDOW_MS, cooldownMs: env.BREAKER_COOLDOWN_MS },
   };
 }
 
