@@ -96,6 +96,14 @@ describe('strategies through the routing engine', () => {
     expect(models()).toEqual(['always', 'pro-model', 'free-model']);
   });
 
+  it('targets are built lazily: a managed provider that is never chosen is never resolved', async () => {
+    const res = await chat({ strategy: { mode: 'loadbalance' }, targets: [{ provider: '@not-there', weight: 0 }, target()] });
+    expect(res.status).toBe(200);
+    const chosen = await chat({ strategy: { mode: 'loadbalance' }, targets: [{ provider: '@not-there', weight: 1 }, target({ weight: 0 })] });
+    expect(chosen.status).toBe(400);
+    expect(((await chosen.json()) as { error: { code: string } }).error.code).toBe('provider_not_found');
+  });
+
   it('per-target params: defaults fill gaps, overrides win, drops go; the caller body is not changed between attempts', async () => {
     mock.program({ status: 500 });
     await chat(
@@ -249,8 +257,11 @@ describe('guardrails', () => {
   });
 
   it('output guardrails check the answer; a mutator rewrites the request the provider sees', async () => {
+    const before = gw.records.length;
     const out = await chat(target({ output_guardrails: [{ 'default.contains': { words: ['world'], operator: 'none' }, deny: true }] }));
     expect(out.status).toBe(446);
+    // Accounted with the status the caller saw.
+    expect((await gw.waitForRecords(before + 1))[before]).toMatchObject({ status: 446, error_code: 'hooks_failed' });
     const mutated = await chat(target({ input_guardrails: [{ 'default.regexReplace': { rule: '\\d{4}', redactText: '[N]' } }] }), body({ messages: [{ role: 'user', content: 'pin 1234' }] }));
     expect(mutated.status).toBe(200);
     expect((mock.requests.at(-1)!.json as { messages: { content: string }[] }).messages[0]!.content).toBe('pin [N]');

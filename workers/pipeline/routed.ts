@@ -183,7 +183,9 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
     throw err;
   }
   const o = routed.outcome;
-  for (const g of gates) g.decide(g === o.gate);
+  // Attempts the caller will not see are never accounted; the answer's is, once the output
+  // guardrails below have had their say on its status.
+  for (const g of gates) if (g !== o.gate) g.decide(false);
   const routeHeaders: Record<string, string> = { 'x-gateway-retry-attempt-count': retryCountHeader(routed), 'x-gateway-cache-status': cacheStatus };
   if (plan.config) routeHeaders['x-gateway-last-used-option-index'] = routed.leaf.path;
   if (!o.result) {
@@ -228,6 +230,7 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
   if (ok && call.json && (plan.output.length || inputFailed)) {
     response = await guardOutput(response, call, plan, hookResults, inputFailed, checks!, opts, ctxBase, headersForChecks, deps, state);
   }
+  o.gate?.decide(true);
   return response;
 }
 
