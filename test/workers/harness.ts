@@ -36,6 +36,10 @@ export interface Harness {
   catalogue: CatalogueModel[];
   /** Saved resources (configs, guardrails, guardrail_policy) by `${type}/${key}`, as gRPC Resolve would answer. */
   resources: Map<string, Record<string, unknown>>;
+  /** Changes a saved resource and pushes the change as the Watch stream would. */
+  publish(type: string, key: string, payload: Record<string, unknown> | null): void;
+  /** The usage record of the request that answered with this trace id. */
+  recordFor(traceId: string): Promise<UsageRecord>;
   errors: unknown[];
   setDirectoryDown(down: boolean): void;
   /** Resolves when `n` usage records have been pushed. */
@@ -72,9 +76,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   const models: ModelCatalogue = { listModels: async () => catalogue };
   const saved = new Map<string, Record<string, unknown>>();
-  // Short TTLs: a test that changes a saved resource sees it on the next request.
+  let published = 1;
+  // Held as a worker holds them; a test changes one with publish() (the Watch push).
   const resources = opts.withResources
-    ? new ResourceCache({ resolveResource: async (type, k) => { const p = saved.get(`${type}/${k}`); return p ? { version: 1, payload: p } : null; } }, { ttlMs: 1, negativeTtlMs: 1, maxStaleMs: 60_000 })
+    ? new ResourceCache({ resolveResource: async (type, k) => { const p = saved.get(`${type}/${k}`); return p ? { version: 1, payload: p } : null; } }, { ttlMs: 60_000, negativeTtlMs: 60_000, maxStaleMs: 60_000 })
     : undefined;
   const records: UsageRecord[] = [];
   const waiters: { n: number; resolve: (r: UsageRecord[]) => void }[] = [];
@@ -116,18 +121,31 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
+  const waitForRecords = (n: number): Promise<UsageRecord[]> => {
+    if (records.length >= n) return Promise.resolve(records.slice());
+    return new Promise((resolve) => waiters.push({ n, resolve }));
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     records,
     providers,
     catalogue,
     resources: saved,
+    publish(type, k, payload) {
+      if (payload) saved.set(`${type}/${k}`, payload);
+      else saved.delete(`${type}/${k}`);
+      resources?.apply({ version: ++published, resourceType: type, resourceKey: k, action: payload ? 'upsert' : 'delete', key: null, resource: payload ? { version: published, payload } : null });
+    },
+    async recordFor(traceId) {
+      for (;;) {
+        const found = records.find((r) => r.trace_id === traceId);
+        if (found) return found;
+        await waitForRecords(records.length + 1);
+      }
+    },
     errors,
     setDirectoryDown: (v) => (down = v),
-    waitForRecords(n) {
-      if (records.length >= n) return Promise.resolve(records.slice());
-      return new Promise((resolve) => waiters.push({ n, resolve }));
-    },
+    waitForRecords,
     async close() {
       await new Promise<void>((r) => {
         server.close(() => r());

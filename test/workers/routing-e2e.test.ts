@@ -257,11 +257,10 @@ describe('guardrails', () => {
   });
 
   it('output guardrails check the answer; a mutator rewrites the request the provider sees', async () => {
-    const before = gw.records.length;
     const out = await chat(target({ output_guardrails: [{ 'default.contains': { words: ['world'], operator: 'none' }, deny: true }] }));
     expect(out.status).toBe(446);
     // Accounted with the status the caller saw.
-    expect((await gw.waitForRecords(before + 1))[before]).toMatchObject({ status: 446, error_code: 'hooks_failed' });
+    expect(await gw.recordFor(out.headers.get('x-gateway-trace-id')!)).toMatchObject({ status: 446, error_code: 'hooks_failed' });
     const mutated = await chat(target({ input_guardrails: [{ 'default.regexReplace': { rule: '\\d{4}', redactText: '[N]' } }] }), body({ messages: [{ role: 'user', content: 'pin 1234' }] }));
     expect(mutated.status).toBe(200);
     expect((mock.requests.at(-1)!.json as { messages: { content: string }[] }).messages[0]!.content).toBe('pin [N]');
@@ -288,7 +287,7 @@ describe('guardrails', () => {
     expect(bySlug.status).toBe(446);
     const unknown = await chat(target({ input_guardrails: ['missing-one'] }));
     expect(unknown.status).toBe(400);
-    gw.resources.set('guardrail_policy/ws-1', { workspace_id: 'ws-1', input_guardrails: [gid], output_guardrails: [] });
+    gw.publish('guardrail_policy', 'ws-1', { workspace_id: 'ws-1', input_guardrails: [gid], output_guardrails: [] });
     try {
       const plain = await fetch(`${gw.url}/v1/chat/completions`, {
         method: 'POST',
@@ -298,7 +297,7 @@ describe('guardrails', () => {
       expect(plain.status).toBe(446);
       expect(mock.requests).toHaveLength(0);
     } finally {
-      gw.resources.delete('guardrail_policy/ws-1');
+      gw.publish('guardrail_policy', 'ws-1', null);
     }
   });
 });
@@ -311,6 +310,7 @@ describe('stream idle timeout and circuit breaker', () => {
     const text = await res.text();
     expect(text).toContain('Hello');
     expect(text).toContain('stream_idle_timeout');
+    expect(await gw.recordFor(res.headers.get('x-gateway-trace-id')!)).toMatchObject({ is_stream: true, error_code: 'stream_idle_timeout' });
   });
 
   it('an open circuit skips the failing target: the provider is not called again', async () => {

@@ -80,24 +80,51 @@ const NONE: OrgDefaults = { input: [], output: [] };
 
 /** The organisation's default guardrails for the key's workspace, after its exclusions. Sync on a cache hit. */
 export function orgDefaults(key: ResolvedKey, resources: ResourceCache | undefined): OrgDefaults | Promise<OrgDefaults> {
-  if (!resources || !key.workspaceId) return NONE;
+  const ws = key.workspaceId;
+  if (!resources || !ws) return NONE;
   const read = (r: ResolvedResource | null): OrgDefaults => {
     const p = r?.payload as { input_guardrails?: string[]; output_guardrails?: string[] } | undefined;
     return p && (p.input_guardrails?.length || p.output_guardrails?.length) ? { input: p.input_guardrails ?? [], output: p.output_guardrails ?? [] } : NONE;
   };
   let got;
   try {
-    got = resources.get('guardrail_policy', key.workspaceId);
+    got = resources.get('guardrail_policy', ws);
   } catch (err) {
     if (err instanceof ControlPlaneUnavailable) throw unavailable();
     throw err;
   }
   if (got instanceof Promise) {
-    return got.then(read, (err) => {
-      throw err instanceof ControlPlaneUnavailable ? unavailable() : err;
-    });
+    const fresh = got.then(
+      (r) => {
+        const d = read(r);
+        remember(resources, ws, d);
+        return d;
+      },
+      (err) => {
+        throw err instanceof ControlPlaneUnavailable ? unavailable() : err;
+      },
+    );
+    // While the policy is re-read (its TTL passed), the last one held answers: a plain request
+    // never waits on the control plane for a policy it already knows (Watch pushes changes).
+    const held = lastPolicy.get(resources)?.get(ws);
+    if (held) {
+      fresh.catch(() => {});
+      return held;
+    }
+    return fresh;
   }
-  return read(got);
+  const d = read(got);
+  remember(resources, ws, d);
+  return d;
+}
+
+const lastPolicy = new WeakMap<ResourceCache, Map<string, OrgDefaults>>();
+function remember(resources: ResourceCache, workspaceId: string, d: OrgDefaults): void {
+  let m = lastPolicy.get(resources);
+  if (!m) lastPolicy.set(resources, (m = new Map()));
+  if (m.get(workspaceId) === d) return;
+  if (m.size >= 10_000) m.clear();
+  m.set(workspaceId, d);
 }
 
 const td = new TextDecoder();

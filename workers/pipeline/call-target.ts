@@ -235,7 +235,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
           },
           complete: (code) => {
             state.tokens = tokenCount(translator.usage) ?? state.tokens;
-            if (code) state.errorCode = code;
+            state.streamEnded(code);
             deps.finish(state);
           },
         },
@@ -267,7 +267,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
         end: () => tap.end(),
         complete: (code) => {
           if (tap.tokens) state.tokens = tap.tokens;
-          if (code) state.errorCode = code;
+          state.streamEnded(code);
           deps.finish(state);
         },
       }, () => request.signal.aborted),
@@ -302,7 +302,7 @@ function lowerCased(h: Record<string, string>): Record<string, string> {
 }
 
 function finishWith(state: RequestState, code: string, deps: CallDeps): void {
-  if (code) state.errorCode = code;
+  state.streamEnded(code);
   deps.finish(state);
 }
 
