@@ -278,6 +278,28 @@ describe('guardrails', () => {
     expect(okText.trim().endsWith('data: [DONE]')).toBe(true);
   });
 
+  it('check calls go through the SSRF-checked upstream; an erroring check fails closed by default', async () => {
+    // The mock answers the webhook (a trusted local host) with a verdict.
+    mock.program({ path: '/hook', status: 200, body: { verdict: false } });
+    const viaWebhook = await chat(target({ input_guardrails: [{ 'default.webhook': { webhookURL: `${mock.url}/hook` }, deny: true }] }));
+    expect(viaWebhook.status).toBe(446);
+    expect(mock.requests[0]!.path).toBe('/hook');
+    // Cloud metadata is refused by the upstream's SSRF guard: the check errors, and fails closed.
+    const blocked = await chat(target({ input_guardrails: [{ 'default.webhook': { webhookURL: 'http://169.254.169.254/latest' }, deny: true }] }));
+    expect(blocked.status).toBe(446);
+    const json = (await blocked.json()) as { hook_results: { before_request_hooks: { checks: { error?: unknown }[] }[] } };
+    expect(json.hook_results.before_request_hooks[0]!.checks[0]!.error).toBeDefined();
+    expect(mock.requests.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(0);
+    // GUARDRAILS_FAIL_OPEN: the same erroring check lets the request through.
+    const open = await startHarness({ guardrailsFailOpen: true });
+    try {
+      const passed = await chat(target({ input_guardrails: [{ 'default.webhook': { webhookURL: 'http://169.254.169.254/latest' }, deny: true }] }), body(), {}, open);
+      expect(passed.status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('saved guardrails by slug, and organisation defaults from guardrail_policy apply without any config', async () => {
     const gid = '5f0e4c52-2d7e-4a57-9a53-2a8f0d9a1c09';
     const saved = { id: gid, slug: 'no-secrets', organisation_id: 'org-1', workspace_id: null, checks: [{ id: 'default.contains', parameters: { words: ['secret'], operator: 'none' }, is_enabled: true }], actions: { deny: true, async: false } };
