@@ -138,11 +138,14 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       return out;
     };
     const config = choice?.config ?? null;
+    const orgOutput = await defaults(org.output);
     return {
       config,
       configIdentity: choice?.identity ?? '',
       input: [...(await defaults(org.input)), ...(await hooksFor(config?.input_guardrails, 'input_guardrails', lookup))],
-      output: [...(await defaults(org.output)), ...(await hooksFor(config?.output_guardrails, 'output_guardrails', lookup))],
+      output: [...orgOutput, ...(await hooksFor(config?.output_guardrails, 'output_guardrails', lookup))],
+      orgOutput,
+      hooks: (entries, prefix) => hooksFor(entries, prefix, lookup),
       bufferBody: config !== null && mayRetry(config),
     };
   }

@@ -278,6 +278,21 @@ describe('guardrails', () => {
     expect(okText.trim().endsWith('data: [DONE]')).toBe(true);
   });
 
+  it("a target's own guardrails: its input denial is its answer (fallback moves on); its output list applies to its answers", async () => {
+    const res = await chat(
+      { strategy: { mode: 'fallback' }, targets: [target({ input_guardrails: [deny], override_params: { model: 'guarded' } }), target({ override_params: { model: 'open' } })] },
+      body({ messages: [{ role: 'user', content: 'forbidden' }] }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    expect(models()).toEqual(['open']);
+    const alone = await chat({ strategy: { mode: 'single' }, targets: [target({ input_guardrails: [deny] })] }, body({ messages: [{ role: 'user', content: 'forbidden' }] }));
+    expect(alone.status).toBe(446);
+    expect(await gw.recordFor(alone.headers.get('x-gateway-trace-id')!)).toMatchObject({ status: 446 });
+    const out = await chat({ strategy: { mode: 'single' }, targets: [target({ output_guardrails: [{ 'default.contains': { words: ['world'], operator: 'none' }, deny: true }] })] });
+    expect(out.status).toBe(446);
+  });
+
   it('check calls go through the SSRF-checked upstream; an erroring check fails closed by default', async () => {
     // The mock answers the webhook (a trusted local host) with a verdict.
     mock.program({ path: '/hook', status: 200, body: { verdict: false } });

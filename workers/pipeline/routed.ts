@@ -3,7 +3,7 @@
 // params applied, retried and fallen back on provider failures), then output guardrails and the
 // cache store. A plain request without config or guardrails never comes here (handler.ts).
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
-import type { GatewayConfig } from '../../src/domain/config/config-schema.ts';
+import type { GatewayConfig, GuardrailEntry } from '../../src/domain/config/config-schema.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { bufferedResponse } from '../../src/domain/http/buffered-response.ts';
 import type { Logger } from '../../src/domain/logger.ts';
@@ -36,8 +36,13 @@ export interface RoutePlan {
   config: GatewayConfig | null;
   /** Names the config in the cache key. */
   configIdentity: string;
+  /** Organisation defaults, then the config's top-level guardrails. */
   input: Hook[];
   output: Hook[];
+  /** The organisation's default output guardrails alone (a target with its own list adds them back). */
+  orgOutput: Hook[];
+  /** Resolves a target's own guardrail list (inline and saved). */
+  hooks(entries: GuardrailEntry[] | undefined, prefix: string): Promise<Hook[]>;
   /** Buffer a streamed body once so several attempts can send it. */
   bufferBody: boolean;
 }
@@ -73,8 +78,7 @@ const PROVIDER_FAILURES = new Set(['upstream_unreachable', 'request_timeout']);
 export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: ResolvedKey, plan: RoutePlan, deps: RoutedDeps): Promise<Response> {
   const { state } = call;
   const hookResults: HookResults = { before_request_hooks: [], after_request_hooks: [] };
-  const guarded = call.json !== null && (plan.input.length > 0 || plan.output.length > 0);
-  const checks = guarded ? checkDeps(deps.upstream) : null;
+  const checks = checkDeps(deps.upstream);
   const ctxBase = (): Omit<CheckContext, 'event' | 'request'> => ({
     requestType: REQUEST_TYPES[call.route?.endpoint ?? ''] ?? (call.route?.endpoint ?? 'proxy'),
     metadata: state.metadata ?? {},
@@ -92,7 +96,7 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
 
   // 1. Input guardrails, before anything is called or looked up (spec: guardrails, 446 / 246).
   if (call.json && plan.input.length) {
-    const run = await runHooks(plan.input, { ...ctxBase(), event: 'beforeRequestHook', request: { json: call.json.body, headers: headersForChecks() } }, checks!, opts);
+    const run = await runHooks(plan.input, { ...ctxBase(), event: 'beforeRequestHook', request: { json: call.json.body, headers: headersForChecks() } }, checks, opts);
     logBackground(run.background, deps.logger, state);
     hookResults.before_request_hooks = run.results;
     if (run.denied) return denied(state, hookResults, deps);
@@ -118,7 +122,7 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
       if (typeof call.json!.body.model === 'string') state.model = call.json!.body.model;
       state.isStream = wantsStream;
       let response = bufferedResponse(replay.body, hit!.status, { 'content-type': replay.contentType, 'x-gateway-trace-id': state.traceId, 'x-gateway-cache-status': 'HIT' });
-      if (plan.output.length || inputFailed) response = await guardOutput(response, call, plan, hookResults, inputFailed, checks!, opts, ctxBase, headersForChecks, deps, state);
+      if (plan.output.length || inputFailed) response = await guardOutput(response, call, plan.output, hookResults, inputFailed, checks, opts, ctxBase, headersForChecks, deps, state);
       deps.finish(state);
       return response;
     }
@@ -160,6 +164,22 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
   const callLeaf = async (leaf: Leaf): Promise<Attempt> => {
     const target = await leafTarget(leaf, h, key, deps.targets);
     let json = call.json;
+    const own = leaf.settings.input_guardrails;
+    if (json && own && own !== plan.config?.input_guardrails) {
+      // A target's own input guardrails (reference: per-target hooks): a denial is this target's
+      // answer (446), which fallback may move past like any non-2xx.
+      const run = await runHooks(await plan.hooks(own, `${leaf.path}.input_guardrails`), { ...ctxBase(), event: 'beforeRequestHook', request: { json: json.body, headers: headersForChecks() } }, checks, opts);
+      logBackground(run.background, deps.logger, state);
+      hookResults.before_request_hooks.push(...run.results);
+      if (run.denied) {
+        const response = bufferedResponse(deniedBody(hookResults), GUARDRAIL_DENIED_STATUS, { 'content-type': 'application/json', 'x-gateway-trace-id': state.traceId, 'x-gateway-last-used-option-index': leaf.path });
+        state.provider = target.provider.name;
+        state.errorCode = 'hooks_failed';
+        return { status: GUARDRAIL_DENIED_STATUS, result: { response, status: GUARDRAIL_DENIED_STATUS } };
+      }
+      inputFailed ||= run.failed;
+      if (run.request) json = { body: run.request, text: JSON.stringify(run.request) };
+    }
     if (json && call.route) {
       // Per-target params (issue 7 item 2): applied to a copy; the caller's body stays as it came.
       const body = applyParams(json.body, leaf.settings);
@@ -183,6 +203,9 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
     throw err;
   }
   const o = routed.outcome;
+  // A target with its own output guardrails uses them (with the organisation's defaults).
+  const leafOutput = routed.leaf.settings.output_guardrails;
+  const output = plan.config && leafOutput !== plan.config.output_guardrails ? [...plan.orgOutput, ...(await plan.hooks(leafOutput, `${routed.leaf.path}.output_guardrails`))] : plan.output;
   // Attempts the caller will not see are never accounted; the answer's is, once the output
   // guardrails below have had their say on its status.
   for (const g of gates) if (g !== o.gate) g.decide(false);
@@ -227,10 +250,11 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
   }
 
   // 5. Output guardrails on 2xx answers (and 246 when an input guardrail failed without deny).
-  if (ok && call.json && (plan.output.length || inputFailed)) {
-    response = await guardOutput(response, call, plan, hookResults, inputFailed, checks!, opts, ctxBase, headersForChecks, deps, state);
+  if (ok && call.json && (output.length || inputFailed)) {
+    response = await guardOutput(response, call, output, hookResults, inputFailed, checks, opts, ctxBase, headersForChecks, deps, state);
   }
-  o.gate?.decide(true);
+  if (o.gate) o.gate.decide(true);
+  else deps.finish(state); // a target's own guardrail answered: no provider call to wait for
   return response;
 }
 
@@ -266,7 +290,7 @@ function logBackground(p: Promise<HookResult[]>, logger: Logger, state: RequestS
 async function guardOutput(
   response: Response,
   call: GatewayCall,
-  plan: RoutePlan,
+  output: Hook[],
   hookResults: HookResults,
   inputFailed: boolean,
   checks: ReturnType<typeof checkDeps>,
@@ -288,8 +312,8 @@ async function guardOutput(
       async () => {
         const rest = collector.flush();
         let verdict = { denied: false, failed: inputFailed, hookResults: hookResults as unknown };
-        if (plan.output.length) {
-          const run = await runHooks(plan.output, { ...ctxBase(), event: 'afterRequestHook', request, response: { json: null, status: response.status, text: collector.text } }, checks, opts);
+        if (output.length) {
+          const run = await runHooks(output, { ...ctxBase(), event: 'afterRequestHook', request, response: { json: null, status: response.status, text: collector.text } }, checks, opts);
           logBackground(run.background, deps.logger, state);
           hookResults.after_request_hooks = run.results;
           verdict = { denied: run.denied, failed: run.failed || inputFailed, hookResults };
@@ -308,8 +332,8 @@ async function guardOutput(
     return rebuilt(text, response.status, headers);
   }
   let failed = inputFailed;
-  if (plan.output.length) {
-    const run = await runHooks(plan.output, { ...ctxBase(), event: 'afterRequestHook', request, response: { json, status: response.status } }, checks, opts);
+  if (output.length) {
+    const run = await runHooks(output, { ...ctxBase(), event: 'afterRequestHook', request, response: { json, status: response.status } }, checks, opts);
     logBackground(run.background, deps.logger, state);
     hookResults.after_request_hooks = run.results;
     if (run.denied) {
