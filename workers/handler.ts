@@ -205,7 +205,8 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       state.status = e.status;
       state.errorCode = e.code;
       finish(state);
-      return errorResponse(e, traceHeader);
+      // x-gateway-cache-status on every answer: the routed path names its own, else no cache was consulted.
+      return errorResponse(e, e.headers?.['x-gateway-cache-status'] ? traceHeader : { ...traceHeader, 'x-gateway-cache-status': 'DISABLED' });
     }
   }
 

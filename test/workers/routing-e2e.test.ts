@@ -62,6 +62,7 @@ describe('strategies through the routing engine', () => {
   it('a gateway refusal (unsafe custom host) never falls back', async () => {
     const res = await chat({ strategy: { mode: 'fallback' }, targets: [target({ custom_host: 'http://169.254.169.254/v1' }), target()] });
     expect(res.status).toBe(400);
+    expect(res.headers.get('x-gateway-cache-status')).toBe('DISABLED');
     expect(mock.requests).toHaveLength(0);
   });
 
@@ -74,8 +75,10 @@ describe('strategies through the routing engine', () => {
 
   it('a request timeout answers 408 timeout_error, and with fallback the next target answers', async () => {
     mock.program({ hang: true });
-    const alone = await chat(target({ request_timeout: 150 }));
+    const alone = await chat(target({ request_timeout: 150, cache: { mode: 'simple' } }));
     expect(alone.status).toBe(408);
+    expect(alone.headers.get('x-gateway-cache-status')).toBe('MISS');
+    expect(alone.headers.get('x-gateway-last-used-option-index')).toBe('config');
     expect(((await alone.json()) as { error: { type: string } }).error.type).toBe('timeout_error');
     mock.program({ hang: true });
     const res = await chat({ strategy: { mode: 'fallback' }, targets: [target({ request_timeout: 150 }), target({ override_params: { model: 'second' } })] });

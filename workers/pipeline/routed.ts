@@ -200,6 +200,7 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
     }
   } catch (err) {
     for (const g of gates) g.decide(false);
+    if (err instanceof AppError) err.headers = { ...err.headers, 'x-gateway-cache-status': cacheStatus };
     throw err;
   }
   const o = routed.outcome;
