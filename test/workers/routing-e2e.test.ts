@@ -48,8 +48,18 @@ describe('strategies through the routing engine', () => {
     expect(res.headers.get('x-gateway-cache-status')).toBe('DISABLED');
     expect(models()).toEqual(['first', 'second']);
     // One usage record for the request, the answering target's.
-    const records = await gw.waitForRecords(1);
-    expect(records.at(-1)).toMatchObject({ status: 200, model: 'second' });
+    expect(await gw.recordFor(res.headers.get('x-gateway-trace-id')!)).toMatchObject({ status: 200, model: 'second', error_code: '' });
+  });
+
+  it('a stream request falls back too: the second target streams to the caller', async () => {
+    mock.program({ status: 503 });
+    const res = await chat({ strategy: { mode: 'fallback' }, targets: [target(), target({ override_params: { model: 'second' } })] }, body({ stream: true }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    const text = await res.text();
+    expect(text).toContain('world');
+    expect(await gw.recordFor(res.headers.get('x-gateway-trace-id')!)).toMatchObject({ status: 200, model: 'second', is_stream: true, error_code: '' });
   });
 
   it('on_status_codes narrows fallback: a 400 outside the list is answered as is', async () => {
