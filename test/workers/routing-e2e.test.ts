@@ -363,6 +363,47 @@ describe('stream idle timeout and circuit breaker', () => {
     expect(await gw.recordFor(res.headers.get('x-gateway-trace-id')!)).toMatchObject({ is_stream: true, error_code: 'stream_idle_timeout' });
   });
 
+  it('a circuit opened by one worker is skipped by another sharing the store', async () => {
+    const store = new MemoryStore();
+    const settings = { failureRatio: 0.5, minCalls: 2, windowMs: 60_000, cooldownMs: 60_000 };
+    const bA = new CircuitBreaker(settings, store);
+    const bB = new CircuitBreaker(settings, store);
+    const a = await startHarness({ breaker: bA });
+    const b = await startHarness({ breaker: bB });
+    try {
+      const config = { strategy: { mode: 'fallback' }, targets: [target({ api_key: 'sk-shared-broken', override_params: { model: 'broken' } }), target({ override_params: { model: 'healthy' } })] };
+      await chat(config, body(), {}, b); // B knows the target (closed)
+      mock.program({ status: 503 });
+      await chat(config, body(), {}, a);
+      mock.program({ status: 503 });
+      await chat(config, body(), {}, a); // A opens it and publishes
+      await bB.sync();
+      mock.reset();
+      const res = await chat(config, body(), {}, b);
+      expect(res.status).toBe(200);
+      expect(models()).toEqual(['healthy']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('sticky loadbalance keeps a caller on the target it got (shared store)', async () => {
+    let n = 0;
+    const h = await startHarness({ store: new MemoryStore(), routing: { random: () => (n++ % 2 ? 0.9 : 0.1) } });
+    try {
+      const lb = (sticky: boolean) => ({ strategy: { mode: 'loadbalance', ...(sticky ? { sticky: { hash_fields: ['metadata.user'], ttl: 60 } } : {}) }, targets: [target({ override_params: { model: 'a' } }), target({ override_params: { model: 'b' } })] });
+      const meta = { 'x-gateway-metadata': JSON.stringify({ user: 'u-1' }) };
+      for (let i = 0; i < 4; i++) await chat(lb(false), body(), meta, h);
+      expect(models()).toEqual(['a', 'b', 'a', 'b']);
+      mock.reset();
+      for (let i = 0; i < 4; i++) await chat(lb(true), body(), meta, h);
+      expect(new Set(models()).size).toBe(1);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('an open circuit skips the failing target: the provider is not called again', async () => {
     const h = await startHarness({ withResources: true, breaker: new CircuitBreaker({ failureRatio: 0.5, minCalls: 2, windowMs: 60_000, cooldownMs: 60_000 }, new MemoryStore()) });
     try {
