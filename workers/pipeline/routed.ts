@@ -107,7 +107,7 @@ export async function serveRouted(call: GatewayCall, h: GatewayHeaders, key: Res
   // 2. The cache, before routing (issue 7 item 5).
   const cacheable = call.json !== null && call.route !== null && call.request.method === 'POST';
   const cp = cachePlan(cacheable ? plan.config?.cache : undefined, h.cacheForceRefresh);
-  let cacheStatus: CacheStatus = cp.status;
+  const cacheStatus: CacheStatus = cp.status;
   let ck: string | null = null;
   const wantsStream = call.json?.body.stream === true;
   if (cp.lookup || cp.store) {
