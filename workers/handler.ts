@@ -18,6 +18,16 @@ import { accountRequest, admitRequest, withLimitHeaders, type LimitDeps } from '
 import { RequestState } from './pipeline/request-state.ts';
 import { endRequestSpan, startRequestSpan, stepSpan, traced } from './pipeline/request-span.ts';
 import { resolveTargets } from './pipeline/resolve-target.ts';
+import { withIdleTimeout, isEventStream } from './pipeline/answer.ts';
+import { mayRetry, resolveConfig, type ConfigChoice } from './pipeline/config-source.ts';
+import { serveRouted, type RoutePlan, type RoutedDeps } from './pipeline/routed.ts';
+import { ResponseCache } from './cache/response-cache.ts';
+import { guardrailLookup, hooksFor, orgDefaults, type OrgDefaults } from './guardrails/saved.ts';
+import type { Hook } from './guardrails/types.ts';
+import { CircuitBreaker, DEFAULT_BREAKER } from './routing/circuit-breaker.ts';
+import type { Leaf, RoutingDeps } from './routing/engine.ts';
+import { MemoryStore, type SharedStore } from '../src/domain/store.ts';
+import type { ResolvedKey } from '../src/domain/api-key.ts';
 import type { KeyCache } from './sync/key-cache.ts';
 import type { ResourceCache } from './sync/resource-cache.ts';
 
@@ -50,7 +60,43 @@ export interface WorkerDeps {
   metrics?: RequestMetrics;
   /** OpenTelemetry spans per request (issue 9 item 5); default: the no-op tracer. */
   tracer?: Tracer;
+  /** What workers share (response cache, circuit breakers, sticky loadbalance); in-process when absent. */
+  store?: SharedStore;
+  /** The circuit breaker shared by this worker's requests (null: none); one on `store` when absent. */
+  breaker?: CircuitBreaker | null;
+  /** Routing knobs (backoff, Retry-After cap); tests may shorten the sleeps. */
+  routing?: Partial<RoutingDeps>;
+  /** Longest gap between stream chunks before the stream is ended (0: only x-gateway-stream-idle-timeout). */
+  streamIdleTimeoutMs?: number;
+  /** Erroring guardrail checks pass instead of failing the hook (default: fail closed). */
+  guardrailsFailOpen?: boolean;
 }
+
+/** FNV-1a, 52 bits: names a credential in circuit-breaker ids without carrying it. */
+function fingerprint(s: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 16777619) >>> 0;
+    h2 = Math.imul(h2 ^ c, 2246822519) >>> 0;
+  }
+  return h1.toString(16) + (h2 & 0xfffff).toString(16);
+}
+
+/** A target's circuit-breaker id (issue 7 item 7): provider, host and a hash of the credential. */
+function targetIdOf(leaf: Leaf, h: GatewayHeaders, key: ResolvedKey): string {
+  const n = leaf.node;
+  const managed = n.provider?.startsWith('@') ? n.provider.slice(1) : n.virtual_key;
+  if (managed) return `${key.workspaceId ?? key.organisationId}/@${managed}`;
+  const provider = n.provider ?? h.provider ?? '';
+  const host = leaf.settings.custom_host ?? h.customHost ?? '';
+  const credential = typeof n.api_key === 'string' && n.api_key ? n.api_key : (h.providerKey ?? '');
+  return `${provider}|${host}|${fingerprint(credential)}`;
+}
+
+const NO_DEFAULTS: OrgDefaults = { input: [], output: [] };
+const PLAIN_HEADERS = { 'x-gateway-cache-status': 'DISABLED' };
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -76,6 +122,47 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
   };
   const callDeps = { upstream: deps.upstream, finish, tracer };
   const targetDeps = { trustedHosts: deps.trustedHosts, providers: deps.providers };
+  const store = deps.store ?? new MemoryStore();
+  const breaker = deps.breaker === undefined ? new CircuitBreaker(DEFAULT_BREAKER, store) : deps.breaker;
+  const routingBase: RoutingDeps = {
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    random: Math.random,
+    breaker,
+    sticky: store,
+    ...deps.routing,
+  };
+  const routedDeps: Omit<RoutedDeps, 'routing'> = {
+    upstream: deps.upstream,
+    finish,
+    targets: targetDeps,
+    cache: new ResponseCache(store),
+    guardrailsFailOpen: deps.guardrailsFailOpen ?? false,
+    logger: deps.logger,
+  };
+
+  async function planFor(choice: ConfigChoice | null, org: OrgDefaults, key: ResolvedKey): Promise<RoutePlan> {
+    const lookup = guardrailLookup(key, deps.resources);
+    const defaults = async (ids: string[]): Promise<Hook[]> => {
+      const out: Hook[] = [];
+      // An organisation default deleted since the policy was read is skipped, not the caller's fault.
+      for (const id of ids) {
+        const hook = await lookup(id);
+        if (hook) out.push(hook);
+      }
+      return out;
+    };
+    const config = choice?.config ?? null;
+    const orgOutput = await defaults(org.output);
+    return {
+      config,
+      configIdentity: choice?.identity ?? '',
+      input: [...(await defaults(org.input)), ...(await hooksFor(config?.input_guardrails, 'input_guardrails', lookup))],
+      output: [...orgOutput, ...(await hooksFor(config?.output_guardrails, 'output_guardrails', lookup))],
+      orgOutput,
+      hooks: (entries, prefix) => hooksFor(entries, prefix, lookup),
+      bufferBody: config !== null && mayRetry(config),
+    };
+  }
 
   /** One generic path for every data-plane request: built-in route (route) or pass-through (null). */
   async function serve(request: Request, route: EndpointRoute | null, path: string): Promise<Response> {
@@ -100,13 +187,31 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       }
       const json = route?.body === 'json' ? parseJsonBody(await request.text(), route.endpoint) : null;
       const limitHeaders = await admitRequest(deps.limits, state, json?.body ?? null, headers.provider);
-      const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps));
-      // The routing engine (fallback, loadbalance, conditional, retries) walks the targets; until
-      // then the first one answers.
-      const target = targets[0]!;
-      state.provider = target.provider.name;
-      const call: GatewayCall = { request, path, route, json, state };
-      return withLimitHeaders((await callTarget(target, call, callDeps)).response, limitHeaders);
+      const key = state.key;
+      // Issue 7: a config (header, saved, key default) or organisation guardrails take the routed
+      // path; a plain request goes straight to its one target (no parse, no lookup, no store).
+      const choice = headers.config || key.defaults.config_id ? await resolveConfig(headers.config, key, deps.resources) : null;
+      const pending = deps.resources ? orgDefaults(key, deps.resources) : NO_DEFAULTS;
+      const org = pending instanceof Promise ? await pending : pending;
+      let response: Response;
+      if (!choice && !org.input.length && !org.output.length) {
+        const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, key, targetDeps));
+        const target = targets[0]!;
+        state.provider = target.provider.name;
+        const call: GatewayCall = { request, path, route, json, state, responseHeaders: PLAIN_HEADERS };
+        response = (await callTarget(target, call, callDeps)).response;
+      } else {
+        const plan = await planFor(choice, org, key);
+        const routing = breaker ? { ...routingBase, targetId: (leaf: Leaf) => targetIdOf(leaf, headers, key) } : routingBase;
+        response = await serveRouted({ request, path, route, json, state }, headers, key, plan, { ...routedDeps, routing });
+      }
+      const idleMs = headers.streamIdleTimeoutMs ?? deps.streamIdleTimeoutMs;
+      if (idleMs && isEventStream(response)) {
+        response = withIdleTimeout(response, idleMs, () => {
+          state.errorCode = 'stream_idle_timeout';
+        });
+      }
+      return withLimitHeaders(response, limitHeaders);
     } catch (err) {
       const e = toAppError(err);
       if (!(err instanceof AppError) || e.status >= 500) {
@@ -116,7 +221,8 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       state.status = e.status;
       state.errorCode = e.code;
       finish(state);
-      return errorResponse(e, traceHeader);
+      // x-gateway-cache-status on every answer: the routed path names its own, else no cache was consulted.
+      return errorResponse(e, e.headers?.['x-gateway-cache-status'] ? traceHeader : { ...traceHeader, 'x-gateway-cache-status': 'DISABLED' });
     }
   }
 
@@ -135,7 +241,9 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       state.key = await traced(stepSpan(tracer, state, 'authenticate'), authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now()));
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
       await admitRequest(deps.limits, state, null, headers.provider);
-      const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps));
+      const choice = headers.config || state.key.defaults.config_id ? await resolveConfig(headers.config, state.key, deps.resources) : null;
+      // A socket has no retries or fallback: the config's first target carries the session.
+      const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps, choice?.config ?? null));
       const target = targets[0]!;
       state.provider = target.provider.name;
       const q = request.url.indexOf('?');

@@ -100,6 +100,18 @@ const worker = z.object({
   RATE_LIMIT_FAILURE_MODE: z.enum(['open', 'closed']).default('open'),
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
   OTEL_SERVICE_NAME: serviceName('ai-gateway-worker'),
+  // Routing (issue 7): the longest Retry-After waited for; longer answers go back as they are.
+  RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).default(60_000),
+  // A stream that sends nothing for this long is ended with an SSE error event (0: off unless
+  // the request sends x-gateway-stream-idle-timeout).
+  STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(0).default(0),
+  // Erroring guardrail checks fail the hook (closed) unless this is set.
+  GUARDRAILS_FAIL_OPEN: booleanFlag,
+  // Circuit breaker per target: failure share, minimum calls, window and cooldown.
+  BREAKER_FAILURE_RATIO: z.coerce.number().min(0).max(1).default(0.5),
+  BREAKER_MIN_CALLS: z.coerce.number().int().min(1).default(10),
+  BREAKER_WINDOW_MS: z.coerce.number().int().min(1).default(30_000),
+  BREAKER_COOLDOWN_MS: z.coerce.number().int().min(1).default(30_000),
 }).superRefine((v, ctx) => {
   for (const name of ['CONTROL_PLANE_CA_FILE', 'CONTROL_PLANE_TLS_SERVER_NAME'] as const) {
     if (v[name] && !v.CONTROL_PLANE_TLS) ctx.addIssue({ code: 'custom', path: [name], message: 'needs CONTROL_PLANE_TLS=true' });

@@ -14,6 +14,10 @@ import { createGatewayHandler } from '../../workers/handler.ts';
 import type { ProviderDirectory, ResolvedProvider } from '../../workers/providers/directory.ts';
 import { createNodeUpstream } from '../../workers/runtime/upstream-node.ts';
 import { KeyCache } from '../../workers/sync/key-cache.ts';
+import { ResourceCache } from '../../workers/sync/resource-cache.ts';
+import type { CircuitBreaker } from '../../workers/routing/circuit-breaker.ts';
+import type { RoutingDeps } from '../../workers/routing/engine.ts';
+import type { SharedStore } from '../../src/domain/store.ts';
 
 export const GATEWAY_KEY = 'gw_test_key_0123456789abcdef';
 export const ORG_KEY = 'gw_org_key_0123456789abcdef';
@@ -30,6 +34,12 @@ export interface Harness {
   /** Managed providers by `${workspaceId}/${slug}`. */
   providers: Map<string, ResolvedProvider>;
   catalogue: CatalogueModel[];
+  /** Saved resources (configs, guardrails, guardrail_policy) by `${type}/${key}`, as gRPC Resolve would answer. */
+  resources: Map<string, Record<string, unknown>>;
+  /** Changes a saved resource and pushes the change as the Watch stream would. */
+  publish(type: string, key: string, payload: Record<string, unknown> | null): void;
+  /** The usage record of the request that answered with this trace id. */
+  recordFor(traceId: string): Promise<UsageRecord>;
   errors: unknown[];
   setDirectoryDown(down: boolean): void;
   /** Resolves when `n` usage records have been pushed. */
@@ -37,7 +47,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']; trusted?: string[] } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  keyDefaults?: ResolvedKey['defaults'];
+  trusted?: string[];
+  /** Serve saved resources (configs, guardrails) from `Harness.resources`. */
+  withResources?: boolean;
+  store?: SharedStore;
+  breaker?: CircuitBreaker | null;
+  routing?: Partial<RoutingDeps>;
+  streamIdleTimeoutMs?: number;
+  guardrailsFailOpen?: boolean;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const keys = new Map<string, ResolvedKey>([
     [sha(GATEWAY_KEY), resolved('key-1', 'ws-1', opts.keyDefaults)],
     [sha(ORG_KEY), resolved('key-org', null)],
@@ -53,6 +75,12 @@ export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']
     },
   };
   const models: ModelCatalogue = { listModels: async () => catalogue };
+  const saved = new Map<string, Record<string, unknown>>();
+  let published = 1;
+  // Held as a worker holds them; a test changes one with publish() (the Watch push).
+  const resources = opts.withResources
+    ? new ResourceCache({ resolveResource: async (type, k) => { const p = saved.get(`${type}/${k}`); return p ? { version: 1, payload: p } : null; } }, { ttlMs: 60_000, negativeTtlMs: 60_000, maxStaleMs: 60_000 })
+    : undefined;
   const records: UsageRecord[] = [];
   const waiters: { n: number; resolve: (r: UsageRecord[]) => void }[] = [];
   // The mock provider listens on 127.0.0.1: trusted, as an operator would trust a local model server.
@@ -78,6 +106,12 @@ export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']
     health: () => ({ status: 'ok' }),
     providers: directory,
     models,
+    ...(resources ? { resources } : {}),
+    ...(opts.store ? { store: opts.store } : {}),
+    ...(opts.breaker !== undefined ? { breaker: opts.breaker } : {}),
+    ...(opts.routing ? { routing: opts.routing } : {}),
+    ...(opts.streamIdleTimeoutMs ? { streamIdleTimeoutMs: opts.streamIdleTimeoutMs } : {}),
+    ...(opts.guardrailsFailOpen ? { guardrailsFailOpen: true } : {}),
   });
   const server: Server = createServer((req, res) => {
     handler(toWebRequest(req, res, `http://${req.headers.host}`)).then((r) => sendWebResponse(res, r), (err) => {
@@ -87,17 +121,31 @@ export async function startHarness(opts: { keyDefaults?: ResolvedKey['defaults']
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
+  const waitForRecords = (n: number): Promise<UsageRecord[]> => {
+    if (records.length >= n) return Promise.resolve(records.slice());
+    return new Promise((resolve) => waiters.push({ n, resolve }));
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     records,
     providers,
     catalogue,
+    resources: saved,
+    publish(type, k, payload) {
+      if (payload) saved.set(`${type}/${k}`, payload);
+      else saved.delete(`${type}/${k}`);
+      resources?.apply({ version: ++published, resourceType: type, resourceKey: k, action: payload ? 'upsert' : 'delete', key: null, resource: payload ? { version: published, payload } : null });
+    },
+    async recordFor(traceId) {
+      for (;;) {
+        const found = records.find((r) => r.trace_id === traceId);
+        if (found) return found;
+        await waitForRecords(records.length + 1);
+      }
+    },
     errors,
     setDirectoryDown: (v) => (down = v),
-    waitForRecords(n) {
-      if (records.length >= n) return Promise.resolve(records.slice());
-      return new Promise((resolve) => waiters.push({ n, resolve }));
-    },
+    waitForRecords,
     async close() {
       await new Promise<void>((r) => {
         server.close(() => r());

@@ -117,9 +117,10 @@ describe('inline config carrying the provider details', () => {
     const bad = await chat({ 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'k', retry: { attempts: 9 } }) });
     expect(bad.status).toBe(400);
     expect((await errorOf(bad)).param).toContain('retry.attempts');
+    // Saved configs are resolved through the resource cache (routing-e2e.test.ts); this harness has none.
     const saved = await chat({ 'x-gateway-config': 'pc-saved-config' });
-    expect(saved.status).toBe(400);
-    expect((await errorOf(saved)).code).toBe('saved_config_unsupported');
+    expect(saved.status).toBe(503);
+    expect((await errorOf(saved)).code).toBe('config_directory_unavailable');
   });
 });
 

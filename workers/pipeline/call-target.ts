@@ -28,6 +28,8 @@ export interface GatewayCall {
   route: EndpointRoute | null;
   json: JsonBody | null;
   state: RequestState;
+  /** Headers the gateway adds to this answer (x-gateway-cache-status). */
+  responseHeaders?: Record<string, string>;
 }
 
 export interface CallDeps {
@@ -147,6 +149,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
   const endpoint: EndpointAdapter | undefined = route?.adapterEndpoint ? provider.endpoints[route.adapterEndpoint] : undefined;
   const extra: Record<string, string> = { 'x-gateway-trace-id': state.traceId, 'x-gateway-provider': provider.name };
   if (target.optionIndex) extra['x-gateway-last-used-option-index'] = target.optionIndex;
+  if (call.responseHeaders) Object.assign(extra, call.responseHeaders);
 
   let res: UpstreamResponse;
   let injectedUsage = false;
@@ -237,7 +240,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
           },
           complete: (code) => {
             state.tokens = tokenCount(translator.usage) ?? state.tokens;
-            if (code) state.errorCode = code;
+            state.streamEnded(code);
             deps.finish(state);
           },
         },
@@ -269,7 +272,7 @@ export async function callTarget(target: Target, call: GatewayCall, deps: CallDe
         end: () => tap.end(),
         complete: (code) => {
           if (tap.tokens) state.tokens = tap.tokens;
-          if (code) state.errorCode = code;
+          state.streamEnded(code);
           deps.finish(state);
         },
       }, () => request.signal.aborted),
@@ -304,7 +307,7 @@ function lowerCased(h: Record<string, string>): Record<string, string> {
 }
 
 function finishWith(state: RequestState, code: string, deps: CallDeps): void {
-  if (code) state.errorCode = code;
+  state.streamEnded(code);
   deps.finish(state);
 }
 

@@ -22,6 +22,12 @@ export interface GatewayHeaders {
   requestTimeoutMs: number | null;
   /** x-gateway-fetch-integrated-models (GET /v1/models only). */
   fetchIntegratedModels: boolean;
+  /** x-gateway-cache-force-refresh: skip the lookup, store the fresh answer. */
+  cacheForceRefresh: boolean;
+  /** x-gateway-cache-namespace: separates otherwise equal cached requests. */
+  cacheNamespace: string | null;
+  /** x-gateway-stream-idle-timeout, milliseconds: the longest gap between stream chunks. */
+  streamIdleTimeoutMs: number | null;
   /**
    * The provider key and the platform headers (A, B, C) that concern `provider`, in the adapter
    * contract's names. Read on demand: a plain OpenAI call reads none of the platform headers.
@@ -79,11 +85,11 @@ function sensitiveList(h: Headers): string[] {
   }
 }
 
-function timeout(h: Headers): number | null {
-  const raw = h.get('x-gateway-request-timeout')?.trim();
+function timeout(h: Headers, name = 'x-gateway-request-timeout'): number | null {
+  const raw = h.get(name)?.trim();
   if (!raw) return null;
   const ms = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(ms) || ms <= 0) throw invalidParameter('x-gateway-request-timeout', 'x-gateway-request-timeout must be a positive integer (milliseconds)');
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(ms) || ms <= 0) throw invalidParameter(name, `${name} must be a positive integer (milliseconds)`);
   return ms;
 }
 
@@ -176,6 +182,13 @@ export function readGatewayHeaders(h: Headers): GatewayHeaders {
     get fetchIntegratedModels() {
       return (h.get('x-gateway-fetch-integrated-models') ?? '').trim().toLowerCase() === 'true';
     },
+    get cacheForceRefresh() {
+      return (h.get('x-gateway-cache-force-refresh') ?? '').trim().toLowerCase() === 'true';
+    },
+    get cacheNamespace() {
+      return h.get('x-gateway-cache-namespace')?.trim() || null;
+    },
+    streamIdleTimeoutMs: timeout(h, 'x-gateway-stream-idle-timeout'),
     credentialsFor: (provider) => platformCredentials(h, providerKey, provider),
   };
 }

@@ -41,6 +41,11 @@ export class RequestState {
 
   constructor(readonly traceId: string, readonly endpoint: string, readonly method: string) {}
 
+  /** How a relayed stream ended ('' cleanly); the gateway ending a stalled stream keeps its own code. */
+  streamEnded(code: string): void {
+    if (code && this.errorCode !== 'stream_idle_timeout') this.errorCode = code;
+  }
+
   elapsedMs(): number {
     return Math.round(performance.now() - this.t0);
   }

@@ -1,5 +1,5 @@
 import type { ResolvedKey } from '../../src/domain/api-key.ts';
-import { configFromHeader, looksLikeInlineConfig, type ConfigNode, type GatewayConfig } from '../../src/domain/config/config-schema.ts';
+import { type ConfigNode, type GatewayConfig, type NodeSettings } from '../../src/domain/config/config-schema.ts';
 import { AppError, invalidParameter } from '../../src/domain/errors.ts';
 import { checkCustomHost, type TrustedHosts } from '../../src/domain/net/custom-host.ts';
 import { ControlPlaneUnavailable } from '../contracts.ts';
@@ -183,16 +183,27 @@ async function configTarget(leaf: { node: ConfigNode; settings: Inherited; path:
 }
 
 /**
+ * One leaf the routing engine chose, as a Target: built only when the engine calls it, so a
+ * managed provider is resolved only for the target actually tried (issue 7 item 2).
+ */
+export function leafTarget(leaf: { node: ConfigNode; settings: NodeSettings; path: string }, h: GatewayHeaders, key: ResolvedKey, deps: TargetDeps): Promise<Target> {
+  const s = leaf.settings;
+  const settings: Inherited = {
+    ...(s.override_params ? { overrideParams: s.override_params } : {}),
+    ...(s.custom_host ? { customHost: s.custom_host } : {}),
+    ...(s.forward_headers ? { forwardHeaders: s.forward_headers } : {}),
+    ...(s.request_timeout !== undefined ? { requestTimeoutMs: s.request_timeout } : {}),
+  };
+  return configTarget({ node: leaf.node, settings, path: leaf.path }, h, key, deps);
+}
+
+/**
  * ARCHITECTURE.md request flow, step 3 (spec: Authentication 2, the four combinations): a managed
  * provider slug or legacy virtual key; provider + Authorization; a config carrying provider
  * details; custom host + provider + Authorization.
  */
-export async function resolveTargets(h: GatewayHeaders, key: ResolvedKey, deps: TargetDeps): Promise<ResolvedTargets> {
-  if (h.config) {
-    if (!looksLikeInlineConfig(h.config)) {
-      throw new AppError(400, 'invalid_request_error', 'saved_config_unsupported', 'Saved configs are not resolved by the data plane yet; send the config inline as JSON.', 'x-gateway-config');
-    }
-    const config = configFromHeader(h.config);
+export async function resolveTargets(h: GatewayHeaders, key: ResolvedKey, deps: TargetDeps, config: GatewayConfig | null = null): Promise<ResolvedTargets> {
+  if (config) {
     const found: { node: ConfigNode; settings: Inherited; path: string }[] = [];
     leaves(config, {}, 'config', found);
     const targets = [];

@@ -17,6 +17,7 @@ import { ResourceCache } from '../sync/resource-cache.ts';
 import { ManagedModelCatalogue } from '../providers/managed-catalogue.ts';
 import { ManagedProviderDirectory } from '../providers/managed-directory.ts';
 import { UsageReporter } from '../usage/usage-reporter.ts';
+import { CircuitBreaker, DEFAULT_BREAKER, type BreakerSettings } from '../routing/circuit-breaker.ts';
 import { GrpcControlPlane, type ControlPlaneTls } from './grpc-control-plane.ts';
 
 export interface WorkerSettings {
@@ -43,6 +44,14 @@ export interface WorkerSettings {
   workerId?: string | undefined;
   /** OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME); without an endpoint nothing is traced. */
   tracing?: TracingSettings | null | undefined;
+  /** Routing (issue 7): longest Retry-After waited for (default 60 s). */
+  retryAfterMaxMs?: number | undefined;
+  /** Longest gap inside a stream before it is ended (0/absent: only x-gateway-stream-idle-timeout). */
+  streamIdleTimeoutMs?: number | undefined;
+  /** Erroring guardrail checks pass instead of failing closed. */
+  guardrailsFailOpen?: boolean | undefined;
+  /** Circuit breaker per target (default DEFAULT_BREAKER). */
+  breaker?: BreakerSettings | undefined;
 }
 
 export interface AssembledWorker {
@@ -126,7 +135,15 @@ export function assembleWorker(
     return { ready: false, reason: `control plane not reached yet${last ? ` (${last})` : ''}` };
   };
   const tracing = createTracing(settings.tracing ?? { serviceName: 'ai-gateway-worker' }, { logger });
+  // Breakers decide locally and publish opens to the store; startSync picks up other workers' opens.
+  const breaker = new CircuitBreaker(settings.breaker ?? DEFAULT_BREAKER, store);
+  breaker.startSync();
   const handler = createGatewayHandler({
+    store,
+    breaker,
+    routing: { maxRetryAfterMs: settings.retryAfterMaxMs ?? 60_000 },
+    ...(settings.streamIdleTimeoutMs ? { streamIdleTimeoutMs: settings.streamIdleTimeoutMs } : {}),
+    guardrailsFailOpen: settings.guardrailsFailOpen ?? false,
     providers: new ManagedProviderDirectory(resources),
     models: new ManagedModelCatalogue(resources),
     resources,
@@ -154,6 +171,7 @@ export function assembleWorker(
     metrics,
     tracing,
     async close() {
+      breaker.stop();
       watcher.close();
       await reporter.close(5_000);
       // After the usage drain: the last requests' spans are ended, and exported here.

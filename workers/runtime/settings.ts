@@ -23,6 +23,10 @@ export function workerSettingsFromEnv(env: WorkerEnv, readTextFile?: ReadTextFil
     redisUrl: env.REDIS_URL,
     rateLimitFailureMode: env.RATE_LIMIT_FAILURE_MODE,
     tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
+    retryAfterMaxMs: env.RETRY_AFTER_MAX_MS,
+    streamIdleTimeoutMs: env.STREAM_IDLE_TIMEOUT_MS,
+    guardrailsFailOpen: env.GUARDRAILS_FAIL_OPEN,
+    breaker: { failureRatio: env.BREAKER_FAILURE_RATIO, minCalls: env.BREAKER_MIN_CALLS, windowMs: env.BREAKER_WINDOW_MS, cooldownMs: env.BREAKER_COOLDOWN_MS },
   };
 }
 
