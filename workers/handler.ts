@@ -17,6 +17,7 @@ import { headersForLog } from './pipeline/log-headers.ts';
 import { accountRequest, admitRequest, withLimitHeaders, type LimitDeps } from './limits/request-limits.ts';
 import { RequestState } from './pipeline/request-state.ts';
 import { endRequestSpan, startRequestSpan, stepSpan, traced } from './pipeline/request-span.ts';
+import { assertSavedOnly, workspaceSettings } from './pipeline/workspace-settings.ts';
 import { resolveTargets } from './pipeline/resolve-target.ts';
 import { withIdleTimeout, isEventStream } from './pipeline/answer.ts';
 import { mayRetry, resolveConfig, type ConfigChoice } from './pipeline/config-source.ts';
@@ -190,7 +191,16 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       const key = state.key;
       // Issue 7: a config (header, saved, key default) or organisation guardrails take the routed
       // path; a plain request goes straight to its one target (no parse, no lookup, no store).
-      const choice = headers.config || key.defaults.config_id ? await resolveConfig(headers.config, key, deps.resources) : null;
+      const wsPending = workspaceSettings(key, deps.resources);
+      const ws = wsPending instanceof Promise ? await wsPending : wsPending;
+      if (ws.blockInlineConfig) assertSavedOnly(headers);
+      // A workspace default config applies when neither the request nor the key names one.
+      const choice =
+        headers.config || key.defaults.config_id
+          ? await resolveConfig(headers.config, key, deps.resources)
+          : ws.defaultConfigId
+            ? await resolveConfig(null, { ...key, defaults: { ...key.defaults, config_id: ws.defaultConfigId } }, deps.resources)
+            : null;
       const pending = deps.resources ? orgDefaults(key, deps.resources) : NO_DEFAULTS;
       const org = pending instanceof Promise ? await pending : pending;
       let response: Response;
@@ -241,6 +251,8 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       state.key = await traced(stepSpan(tracer, state, 'authenticate'), authenticate(headers.apiKey, deps.keys, deps.hashKey, DATA_PLANE_SCOPE, Date.now()));
       if (state.key.defaults.metadata) state.setMetadata({ ...state.key.defaults.metadata, ...state.metadata });
       await admitRequest(deps.limits, state, null, headers.provider);
+      const wsPending = workspaceSettings(state.key, deps.resources);
+      if ((wsPending instanceof Promise ? await wsPending : wsPending).blockInlineConfig) assertSavedOnly(headers);
       const choice = headers.config || state.key.defaults.config_id ? await resolveConfig(headers.config, state.key, deps.resources) : null;
       // A socket has no retries or fallback: the config's first target carries the session.
       const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, state.key, targetDeps, choice?.config ?? null));

@@ -45,6 +45,19 @@ export class ResourceCache {
     return this.refresh(type, key, k, hit);
   }
 
+  /**
+   * Like get(), but a held value past its TTL is answered at once while it is re-read in the
+   * background (Watch pushes changes; the TTL is only the fallback), so a request never waits on
+   * the control plane for something it already holds.
+   */
+  getOrStale(type: string, key: string): Promise<ResolvedResource | null> | ResolvedResource | null {
+    const k = id(type, key);
+    const hit = this.entries.get(k);
+    if (!hit) return this.refresh(type, key, k, undefined);
+    if (hit.expiresAt <= this.now()) this.refresh(type, key, k, hit).catch(() => {});
+    return hit.value;
+  }
+
   /** Applies a Watch event for a non-key resource (keys go to KeyCache). */
   apply(event: ResourceEvent): void {
     if (event.action === 'reset') return this.reset();

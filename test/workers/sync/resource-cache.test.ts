@@ -110,3 +110,19 @@ describe('ResourceCache', () => {
     expect(cache.get('provider', 'p')).toBeNull();
   });
 });
+
+describe('ResourceCache.getOrStale', () => {
+  it('answers a stale value at once and refreshes it in the background', async () => {
+    let now = 0;
+    const f = fakeLink();
+    f.data.set('workspace/w', res(1));
+    const cache = new ResourceCache(f.link, { ttlMs: 10, negativeTtlMs: 10, maxStaleMs: 1_000, now: () => now });
+    expect(await cache.getOrStale('workspace', 'w')).toEqual(res(1));
+    f.data.set('workspace/w', res(2));
+    now = 20;
+    expect(cache.getOrStale('workspace', 'w')).toEqual(res(1));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(cache.getOrStale('workspace', 'w')).toEqual(res(2));
+    expect(f.calls).toHaveLength(2);
+  });
+});
