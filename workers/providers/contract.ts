@@ -1,6 +1,7 @@
 // The contract every provider adapter implements (one folder each under workers/providers).
 // Adapters are pure web-standard code: they build the upstream call and translate answers;
 // the pipeline sends it (UpstreamFetch), routes, retries and accounts (ARCHITECTURE.md, step 5).
+import type { ProviderCredentials } from '../../src/domain/provider-credentials.ts';
 import type { UpstreamFetch } from '../contracts.ts';
 
 /** Data-plane operations in OpenAI's shapes (issue 6 item 1), plus Anthropic's own `messages`. */
@@ -28,33 +29,7 @@ export interface TokenCount {
   cachedPrompt?: number;
 }
 
-/**
- * Who to call and as whom, already resolved from a managed provider (`@slug`), a config target,
- * or the request's headers (spec: Authentication; platform headers A, B, C).
- */
-export interface ProviderCredentials {
-  /** The provider key (the caller's `Authorization: Bearer`, converted by authHeaders). */
-  apiKey?: string;
-  /** Platform A (Azure OpenAI). */
-  azureResourceName?: string;
-  azureDeploymentId?: string;
-  azureApiVersion?: string;
-  azureModelName?: string;
-  /** Platform C (Bedrock): SigV4 credentials. */
-  awsAccessKeyId?: string;
-  awsSecretAccessKey?: string;
-  awsSessionToken?: string;
-  awsRegion?: string;
-  /** Platform B (Vertex AI). */
-  vertexProjectId?: string;
-  vertexRegion?: string;
-  /** A Google service-account key file (JSON text) to exchange for an access token. */
-  vertexServiceAccountJson?: string;
-  /** Token endpoint for the exchange (default https://oauth2.googleapis.com/token); tests point it at the mock. */
-  vertexTokenUrl?: string;
-  /** An OAuth access token already held (Entra ID for Azure, Google for Vertex). */
-  accessToken?: string;
-}
+export type { ProviderCredentials };
 
 /** One call of one target. */
 export interface CallContext {

@@ -1,24 +1,11 @@
 // What a worker needs to call a provider, from an integration's stored configuration or a
-// virtual key's model_config (issue 4 item 10). Field names of `credentials` are those of
-// workers/providers/contract.ts ProviderCredentials (src/domain may not import workers/, so
-// the shape is restated here). Auth types with no field there (Entra client credentials, an AWS
-// role to assume, OAuth client credentials, workload identity) travel in `auth` for the worker
-// to exchange for a token.
+// virtual key's model_config (issue 4 item 10), in the adapters' ProviderCredentials. Auth types
+// with no field there (Entra client credentials, an AWS role to assume, OAuth client credentials,
+// workload identity) travel in `auth` for the worker to exchange for a token.
 
-export interface WorkerCredentials {
-  apiKey?: string;
-  azureResourceName?: string;
-  azureDeploymentId?: string;
-  azureApiVersion?: string;
-  azureModelName?: string;
-  awsAccessKeyId?: string;
-  awsSecretAccessKey?: string;
-  awsSessionToken?: string;
-  awsRegion?: string;
-  vertexProjectId?: string;
-  vertexRegion?: string;
-  vertexServiceAccountJson?: string;
-}
+import type { ProviderCredentials } from '../provider-credentials.ts';
+
+export type WorkerCredentials = ProviderCredentials;
 
 export interface WorkerAuth {
   /** `apiKey`, `entra`, `managed`, `default`, `accessKey`, `assumedRole`, `serviceRole`, `basic`, `serviceAccount`, `wif`, `oauthClientCredentials`. */
