@@ -189,8 +189,6 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
       const json = route?.body === 'json' ? parseJsonBody(await request.text(), route.endpoint) : null;
       const limitHeaders = await admitRequest(deps.limits, state, json?.body ?? null, headers.provider);
       const key = state.key;
-      // Issue 7: a config (header, saved, key default) or organisation guardrails take the routed
-      // path; a plain request goes straight to its one target (no parse, no lookup, no store).
       const wsPending = workspaceSettings(key, deps.resources);
       const ws = wsPending instanceof Promise ? await wsPending : wsPending;
       if (ws.blockInlineConfig) assertSavedOnly(headers);
@@ -203,6 +201,8 @@ export function createGatewayHandler(deps: WorkerDeps): GatewayHandler {
             : null;
       const pending = deps.resources ? orgDefaults(key, deps.resources) : NO_DEFAULTS;
       const org = pending instanceof Promise ? await pending : pending;
+      // Issue 7: a config (header, saved, key or workspace default) or organisation guardrails take
+      // the routed path; a plain request goes straight to its one target (no parse, no store).
       let response: Response;
       if (!choice && !org.input.length && !org.output.length) {
         const { targets } = await traced(stepSpan(tracer, state, 'resolve_target'), resolveTargets(headers, key, targetDeps));
