@@ -37,7 +37,7 @@ const unavailable = () => new AppError(503, 'service_unavailable_error', 'contro
 
 async function get(resources: ResourceCache, type: string, key: string): Promise<ResolvedResource | null> {
   try {
-    return await resources.get(type, key);
+    return await resources.getOrStale(type, key);
   } catch (err) {
     if (err instanceof ControlPlaneUnavailable) throw unavailable();
     throw err;

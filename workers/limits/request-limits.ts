@@ -86,7 +86,7 @@ export function managedPrices(payload: ManagedPayload | null | undefined): { pro
 async function managedProvider(deps: LimitDeps, state: RequestState, provider: string | null): Promise<{ provider: string; prices: CustomModelPrice[] } | null> {
   if (!provider?.startsWith('@') || !deps.resources || !state.key?.workspaceId) return null;
   try {
-    const r = await deps.resources.get('provider', `${state.key.workspaceId}:${provider.slice(1)}`);
+    const r = await deps.resources.getOrStale('provider', `${state.key.workspaceId}:${provider.slice(1)}`);
     return managedPrices(r?.payload as ManagedPayload | undefined);
   } catch {
     return null; // routing reports an unreachable control plane on its own
@@ -117,7 +117,7 @@ async function policySet(deps: LimitDeps, organisationId: string, now: number): 
   const until = unavailable.get(organisationId);
   if (until !== undefined && until > now) return null;
   try {
-    const r = await deps.resources.get(POLICY_SET, organisationId);
+    const r = await deps.resources.getOrStale(POLICY_SET, organisationId);
     if (until !== undefined) unavailable.delete(organisationId);
     return r ? (r.payload as unknown as PolicySet) : null;
   } catch (err) {
@@ -139,10 +139,12 @@ export async function admitRequest(deps: LimitDeps | undefined, state: RequestSt
   const key = state.key;
   if (!deps || !key) return {};
   const now = (deps.now ?? Date.now)();
+  const set = await policySet(deps, key.organisationId, now);
   const managed = await managedProvider(deps, state, provider);
   if (managed?.prices.length) state.customPrices = managed.prices;
+  // Nothing limits this key: no estimate, no pricing, no store call (the plain request's path).
+  if (!key.rateLimits.length && key.usageLimits?.credit_limit == null && !set?.rate_limits?.length && !set?.usage_limits?.length) return {};
   const estimate = estimateUsage(deps, json, managed?.provider ?? provider, managed?.prices);
-  const set = await policySet(deps, key.organisationId, now);
   const own = keyChecks(key, estimate, now);
   const checks = [...own, ...policyChecks(set, requestFacts(state), estimate, now)];
   const admitted = await admit(deps.store, checks);

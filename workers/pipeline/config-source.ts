@@ -38,7 +38,7 @@ async function saved(ref: string, key: ResolvedKey, resources: ResourceCache | u
   if (!key.workspaceId) throw new AppError(400, 'invalid_request_error', 'workspace_required', 'Saved configs belong to a workspace: use a workspace API key.', param);
   let found: ResolvedResource | null;
   try {
-    found = await resources.get('config', UUID.test(ref) ? ref : `${key.workspaceId}:${ref}`);
+    found = await resources.getOrStale('config', UUID.test(ref) ? ref : `${key.workspaceId}:${ref}`);
   } catch (err) {
     if (err instanceof ControlPlaneUnavailable) {
       throw new AppError(503, 'service_unavailable_error', 'control_plane_unavailable', 'The saved config cannot be resolved right now: the control plane is unreachable. Retry shortly.');

@@ -8,7 +8,7 @@ export class ManagedModelCatalogue implements ModelCatalogue {
 
   async listModels(workspaceId: string): Promise<CatalogueModel[]> {
     if (!workspaceId) return [];
-    const found = await this.resources.get('model_catalogue', workspaceId);
+    const found = await this.resources.getOrStale('model_catalogue', workspaceId);
     const data = found?.payload.data;
     return Array.isArray(data) ? (data as CatalogueModel[]) : [];
   }

@@ -47,7 +47,7 @@ export class ManagedProviderDirectory implements ProviderDirectory {
   constructor(private readonly resources: ResourceCache) {}
 
   async resolveProvider(workspaceId: string, slug: string): Promise<ResolvedProvider | null> {
-    const found = await this.resources.get('provider', `${workspaceId}:${slug}`);
+    const found = await this.resources.getOrStale('provider', `${workspaceId}:${slug}`);
     if (!found) return null;
     const p = found.payload as ProviderPayload;
     const status = typeof p.status === 'string' ? p.status : 'active';

@@ -44,7 +44,8 @@ const policySet = {
   ],
   usage_limits: [],
 };
-const resources = (payload: unknown = policySet) => ({ get: () => ({ version: 1, payload }) }) as unknown as ResourceCache;
+const both = <F>(get: F) => ({ get, getOrStale: get }) as unknown as ResourceCache;
+const resources = (payload: unknown = policySet) => both(() => ({ version: 1, payload }));
 const deps = (store: LimitStore, over: Partial<LimitDeps> = {}): LimitDeps => ({ store, resources: resources(), logger: silentLogger, ...over });
 const stateFor = (k: ResolvedKey, metadata: Record<string, unknown> | null = { team: 'ml', _user: 'alice' }) => {
   const s = new RequestState('t', 'chat.completions', 'POST');
@@ -120,7 +121,7 @@ describe('admitRequest', () => {
   it('keeps the key limits when the policy set cannot be fetched', async () => {
     const store = new SpyStore();
     let asked = 0;
-    const failing = { get: () => (asked++, Promise.reject(new Error('control plane away'))) } as unknown as ResourceCache;
+    const failing = both(() => (asked++, Promise.reject(new Error('control plane away'))));
     const k = key({ organisationId: crypto.randomUUID(), rateLimits: [{ type: 'requests', unit: 'rpm', value: 5 }] });
     let now = Date.now();
     const d = deps(store, { resources: failing, now: () => now });
@@ -171,17 +172,17 @@ describe('cost', () => {
     };
     const k = key({ usageLimits: { credit_limit: 100, type: 'cost' } });
     const asked: string[] = [];
-    const both = { get: (type: string, id: string) => (asked.push(`${type} ${id}`), type === 'provider' ? { version: 1, payload } : null) } as unknown as ResourceCache;
+    const withProvider = both((type: string, id: string) => (asked.push(`${type} ${id}`), type === 'provider' ? { version: 1, payload } : null));
     const store = new SpyStore();
     const managed = stateFor(k, null);
-    await admitRequest(deps(store, { resources: both }), managed, { ...chat, model: 'my-finetune' }, '@my-openai');
+    await admitRequest(deps(store, { resources: withProvider }), managed, { ...chat, model: 'my-finetune' }, '@my-openai');
     expect(asked).toContain(`provider ${WS}:my-openai`);
     // Reserved at the custom price: 100 prompt × $0.001 + 100 completion × $0.002.
     expect(store.takes[0]![0]!.amount).toBeCloseTo(0.3, 12);
     managed.provider = 'openai';
     managed.model = 'my-finetune';
     managed.tokens = { prompt: 10, completion: 10, total: 20 };
-    accountRequest(deps(store, { resources: both }), managed);
+    accountRequest(deps(store, { resources: withProvider }), managed);
     expect(managed.toRecord()!.cost).toBe(3);
 
     const unknown = stateFor(key(), null);
