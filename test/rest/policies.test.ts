@@ -113,7 +113,9 @@ describe('rate-limit policies over REST', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ conditions: [] }, 'conditions'],
       [{ conditions: undefined }, 'conditions'],
-      [{ conditions: [{ key: 'model', value: 'gpt-4o' }] }, 'conditions[0].key'],
+      [{ conditions: [{ key: 'team', value: 'ml' }] }, 'conditions[0].key'],
+      // model and provider only for target llm (issue 8 item 2).
+      [{ target: 'mcp_tools', group_by: [{ key: 'mcp_server' }], conditions: [{ key: 'provider', value: 'openai' }] }, 'conditions[0].key'],
       // MCP keys only for target mcp_tools.
       [{ conditions: [{ key: 'mcp_tool', value: 'search' }] }, 'conditions[0].key'],
       [{ conditions: [{ key: 'api_key', value: 'a' }, { key: 'api_key', value: 'b' }] }, 'conditions[1].key'],

@@ -28,12 +28,19 @@ export interface LimitDeps {
 }
 
 /** The facts policy conditions and group-by keys read (control-plane-schemas 1.5). */
-export function requestFacts(state: RequestState): RequestFacts {
+export function requestFacts(state: RequestState, llm: { model?: string | null; provider?: string | null } = {}): RequestFacts {
   const metadata: Record<string, string | number | boolean | null> = {};
   for (const [k, v] of Object.entries(state.metadata ?? {})) {
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) metadata[k] = v;
   }
-  return { api_key: state.key?.id ?? null, organisation_id: state.key?.organisationId ?? null, workspace_id: state.key?.workspaceId ?? null, metadata };
+  return {
+    api_key: state.key?.id ?? null,
+    organisation_id: state.key?.organisationId ?? null,
+    workspace_id: state.key?.workspaceId ?? null,
+    metadata,
+    model: llm.model ?? (state.model || null),
+    provider: llm.provider ?? (state.provider || null),
+  };
 }
 
 const CATALOGUE_PROVIDERS = Object.keys(PRICING_CATALOGUE);
@@ -146,7 +153,9 @@ export async function admitRequest(deps: LimitDeps | undefined, state: RequestSt
   if (!key.rateLimits.length && key.usageLimits?.credit_limit == null && !set?.rate_limits?.length && !set?.usage_limits?.length) return {};
   const estimate = estimateUsage(deps, json, managed?.provider ?? provider, managed?.prices);
   const own = keyChecks(key, estimate, now);
-  const checks = [...own, ...policyChecks(set, requestFacts(state), estimate, now)];
+  // A provider chosen later by a config is not known here: conditions on it then do not match.
+  const llm = { model: typeof json?.model === 'string' ? json.model : null, provider: managed?.provider ?? (provider && !provider.startsWith('@') ? provider.toLowerCase() : null) };
+  const checks = [...own, ...policyChecks(set, requestFacts(state, llm), estimate, now)];
   const admitted = await admit(deps.store, checks);
   state.alerts = admitted.alerts.map((c): UsageAlert => {
     const ofKey = own.includes(c);

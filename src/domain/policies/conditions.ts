@@ -20,11 +20,16 @@ export const BASE_KEYS = ['api_key', 'organisation_id', 'workspace_id'] as const
  * LLM call does not: the MCP server (id or slug) and the tool name.
  */
 export const MCP_KEYS = ['mcp_server', 'mcp_tool'] as const;
+/**
+ * Extra keys of LLM policies (issue 8 item 2: "by ... model, provider"): the model the request
+ * names and the provider it is sent to (the adapter id, e.g. `openai`, also for a managed `@slug`).
+ */
+export const LLM_KEYS = ['model', 'provider'] as const;
 const METADATA = /^metadata\.[^\s.][^\s]{0,254}$/;
 export const WILDCARD = '*';
 
 export function allowedKeys(kind: PolicyKind): readonly string[] {
-  return kind.kind === 'rate_limit' && kind.target === 'mcp_tools' ? [...BASE_KEYS, ...MCP_KEYS] : BASE_KEYS;
+  return kind.kind === 'rate_limit' && kind.target === 'mcp_tools' ? [...BASE_KEYS, ...MCP_KEYS] : [...BASE_KEYS, ...LLM_KEYS];
 }
 
 export function isAllowedKey(kind: PolicyKind, key: string): boolean {
@@ -92,6 +97,9 @@ export interface RequestFacts {
   metadata?: Record<string, string | number | boolean | null | undefined> | null;
   mcp_server?: string | null;
   mcp_tool?: string | null;
+  /** LLM requests: the model named in the body, and the provider (adapter id) when known before routing. */
+  model?: string | null;
+  provider?: string | null;
 }
 
 /** The facts a key stands for (several for workspace_id: its id and slug). */
@@ -102,7 +110,7 @@ export function factsFor(key: string, facts: RequestFacts): string[] {
     values = [v === null || v === undefined ? null : String(v)];
   } else if (key === 'workspace_id') {
     values = [facts.workspace_id, facts.workspace_slug];
-  } else if (key === 'api_key' || key === 'organisation_id' || key === 'mcp_server' || key === 'mcp_tool') {
+  } else if (key === 'api_key' || key === 'organisation_id' || key === 'mcp_server' || key === 'mcp_tool' || key === 'model' || key === 'provider') {
     values = [facts[key]];
   } else {
     values = [];

@@ -73,3 +73,16 @@ describe('nextUsageResetAt', () => {
     expect(nextUsageResetAt({}, from)).toBeNull();
   });
 });
+
+describe('model and provider conditions (issue 8 item 2)', () => {
+  it('are valid keys of LLM policies only, and match the request’s model and provider', () => {
+    expect(isAllowedKey({ kind: 'rate_limit', target: 'llm' }, 'model')).toBe(true);
+    expect(isAllowedKey({ kind: 'usage_limit' }, 'provider')).toBe(true);
+    expect(isAllowedKey({ kind: 'rate_limit', target: 'mcp_tools' }, 'model')).toBe(false);
+    const llm: RequestFacts = { ...facts, model: 'gpt-4o', provider: 'openai' };
+    expect(policyApplies([{ key: 'model', value: ['gpt-4o', 'gpt-4.1'] }, { key: 'provider', value: 'openai' }], llm)).toBe(true);
+    expect(policyApplies([{ key: 'provider', value: 'anthropic' }], llm)).toBe(false);
+    expect(policyApplies([{ key: 'model', value: '*' }], facts)).toBe(false);
+    expect(valueKeyOf([{ key: 'model' }], llm)).toBe('model:gpt-4o');
+  });
+});

@@ -195,3 +195,21 @@ describe('cost', () => {
     expect('cost' in r).toBe(false);
   });
 });
+
+describe('policies by model and provider', () => {
+  it('applies a policy only to the model and provider it names', async () => {
+    const set = {
+      organisation_id: ORG,
+      rate_limits: [{ id: 'rpm-4o', workspace_id: WS, target: 'llm', conditions: [{ key: 'model', value: 'gpt-4o' }, { key: 'provider', value: 'openai' }], group_by: [{ key: 'api_key' }], type: 'requests', unit: 'rpm', value: 1 }],
+      usage_limits: [],
+    };
+    const store = new SpyStore();
+    const d = deps(store, { resources: resources(set) });
+    const k = key();
+    await admitRequest(d, stateFor(k), chat, 'openai');
+    await expect(admitRequest(d, stateFor(k), chat, 'openai')).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    // Another model, or another provider, is not counted by it.
+    await expect(admitRequest(d, stateFor(k), { ...chat, model: 'gpt-4o-mini' }, 'openai')).resolves.toEqual({});
+    await expect(admitRequest(d, stateFor(k), chat, 'groq')).resolves.toEqual({});
+  });
+});
