@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicAdapter } from '../../../../workers/providers/anthropic/adapter.ts';
 import type { CallContext, EndpointAdapter } from '../../../../workers/providers/contract.ts';
+import { sendCall, translateStream } from '../shared/send.ts';
 import { anthropicError, startMockAnthropic } from '../../../support/mock-anthropic.ts';
 import type { MockProvider } from '../../../support/mock-provider.ts';
 
@@ -23,26 +24,7 @@ const ctx = (stream: boolean): CallContext => ({
   now: () => Date.now(),
 });
 
-/** What the pipeline does: adapter request + auth headers, real fetch. */
-async function send(ep: EndpointAdapter, body: Record<string, unknown>, c: CallContext): Promise<Response> {
-  const call = await ep.request(body, c);
-  const headers = { ...(await anthropicAdapter.authHeaders(c)), ...call.headers };
-  const payload = typeof call.body === 'string' || call.body === null ? call.body : Buffer.from(call.body);
-  return fetch(call.url, { method: call.method, headers, body: payload });
-}
-
-async function translateStream(ep: EndpointAdapter, res: Response, c: CallContext): Promise<{ text: string; usage: unknown }> {
-  const t = ep.stream!(c);
-  let text = '';
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += t.push(value);
-  }
-  text += t.end();
-  return { text, usage: t.usage };
-}
+const send = (ep: EndpointAdapter, body: Record<string, unknown>, c: CallContext) => sendCall(anthropicAdapter, ep, body, c);
 
 const chunksOf = (sse: string) =>
   sse

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cohereAdapter } from '../../../../workers/providers/cohere/adapter.ts';
 import type { CallContext, EndpointAdapter } from '../../../../workers/providers/contract.ts';
+import { sendCall, translateStream } from '../shared/send.ts';
 import { startMockCohere } from '../../../support/mock-cohere.ts';
 import type { MockProvider } from '../../../support/mock-provider.ts';
 
@@ -23,24 +24,7 @@ const ctx = (stream: boolean, model = 'command-a-03-2025'): CallContext => ({
   now: () => Date.now(),
 });
 
-async function send(ep: EndpointAdapter, body: Record<string, unknown>, c: CallContext): Promise<Response> {
-  const call = await ep.request(body, c);
-  const headers = { ...(await cohereAdapter.authHeaders(c)), ...call.headers };
-  const payload = typeof call.body === 'string' || call.body === null ? call.body : Buffer.from(call.body);
-  return fetch(call.url, { method: call.method, headers, body: payload });
-}
-
-async function translateStream(ep: EndpointAdapter, res: Response, c: CallContext): Promise<{ text: string; usage: unknown }> {
-  const t = ep.stream!(c);
-  let text = '';
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += t.push(value);
-  }
-  return { text: text + t.end(), usage: t.usage };
-}
+const send = (ep: EndpointAdapter, body: Record<string, unknown>, c: CallContext) => sendCall(cohereAdapter, ep, body, c);
 
 type Chunk = { choices: { delta: { content?: string; tool_calls?: { function: { arguments: string } }[] }; finish_reason: string | null }[]; usage?: unknown };
 const chunksOf = (sse: string): Chunk[] =>

@@ -2,6 +2,7 @@
 // 127.0.0.1 (which enforces Mistral's id and field rules), and translates the answer back.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallContext, EndpointAdapter } from '../../../../workers/providers/contract.ts';
+import { sendCall, translateStream } from '../shared/send.ts';
 import { mistralAiAdapter } from '../../../../workers/providers/mistral-ai/adapter.ts';
 import { startMockMistral } from '../../../support/mock-mistral.ts';
 import type { MockProvider } from '../../../support/mock-provider.ts';
@@ -23,24 +24,7 @@ const ctx = (stream: boolean, model = 'mistral-small-latest'): CallContext => ({
   now: () => Date.now(),
 });
 
-async function send(ep: EndpointAdapter, body: Record<string, unknown>, c: CallContext): Promise<Response> {
-  const call = await ep.request(body, c);
-  const headers = { ...(await mistralAiAdapter.authHeaders(c)), ...call.headers };
-  const payload = typeof call.body === 'string' || call.body === null ? call.body : Buffer.from(call.body);
-  return fetch(call.url, { method: call.method, headers, body: payload });
-}
-
-async function translateStream(ep: EndpointAdapter, res: Response, c: CallContext): Promise<{ text: string; usage: unknown }> {
-  const t = ep.stream!(c);
-  let text = '';
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += t.push(value);
-  }
-  return { text: text + t.end(), usage: t.usage };
-}
+const send = (ep: EndpointAdapter, body: Record<string, unknown>, c: CallContext) => sendCall(mistralAiAdapter, ep, body, c);
 
 const chat = mistralAiAdapter.endpoints['chat.completions']!;
 
