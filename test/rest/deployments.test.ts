@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startStack, type Stack } from '../support/stack.ts';
+import { restCall } from '../support/api.ts';
 
 // Deployments (issue 4 item 7; control-plane-schemas 2.19, draft; gateway-spec: `tags`,
 // `source_type`, gateway base URLs in list answers) over REST and GraphQL.
@@ -18,14 +19,7 @@ let gatewayUrl: string;
 
 const sql = <T = any>(q: string, params: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, params);
 
-async function call(method: string, path: string, body?: unknown, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = {};
-  if (key) headers['x-gateway-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
-}
+const call = restCall(() => base, () => stack.adminKey);
 
 async function gql(query: string, variables: Record<string, unknown> = {}, key = stack.adminKey) {
   const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-api-key': key }, body: JSON.stringify({ query, variables }) });

@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startStack, type Stack } from '../support/stack.ts';
 import { guardrailPolicyWorkerResolver } from '../../src/services/guardrails/worker-resolver.ts';
+import { graphqlCall, restCall } from '../support/api.ts';
 
 // Organisation default guardrails and workspace exclusions (gateway-spec, "Other control-plane operations").
 
@@ -15,21 +16,9 @@ let wsGuard: { id: string; slug: string };
 const sql = <T = any>(q: string, params: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, params);
 const count = async (q: string, params: unknown[] = []) => Number((await sql<{ n: string }>(q, params))[0]!.n);
 
-async function call(method: string, path: string, body?: unknown, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = {};
-  if (key) headers['x-gateway-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
-}
+const call = restCall(() => base, () => stack.adminKey);
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 const ERR = '... on GatewayError { message code type param status }';
 const CHECKS = [{ id: 'default.regexMatch', parameters: { rule: 'x' } }];

@@ -2,6 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import pg from 'pg';
 import { startStack, type Stack } from '../support/stack.ts';
 import { guardrailPolicyWorkerResolver, guardrailWorkerResolver } from '../../src/services/guardrails/worker-resolver.ts';
+import { graphqlCall } from '../support/api.ts';
 
 let stack: Stack;
 let base: string;
@@ -26,12 +27,7 @@ async function call(method: string, path: string, body?: unknown, key: string | 
   return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
 }
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

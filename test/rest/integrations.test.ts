@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Logger } from '../../src/domain/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { restCallWithText } from '../support/api.ts';
 
 let stack: Stack;
 let base: string;
@@ -11,14 +12,7 @@ const logger: Logger = { debug: capture('debug'), info: capture('info'), warn: c
 
 const sql = <T = any>(q: string, params: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, params);
 
-async function call(method: string, path: string, body?: unknown, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = {};
-  if (key) headers['x-gateway-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as any, text };
-}
+const call = restCallWithText(() => base, () => stack.adminKey);
 
 async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
   const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-gateway-api-key': key } : {}) }, body: JSON.stringify({ query, variables }) });

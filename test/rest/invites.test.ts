@@ -2,6 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { hashApiKey } from '../../src/domain/api-key-secret.ts';
 import { acceptInvite } from '../../src/services/invites/accept-invite.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { graphqlCall } from '../support/api.ts';
 
 // /v1/admin/users/invites, the GraphQL invite operations, and accepting an invite
 // (POST /v1/invites/accept and the public acceptInvite mutation: no API key, the token is the credential).
@@ -23,12 +24,7 @@ async function call(method: string, path: string, body?: unknown, key: string | 
 const get = (path: string, key: string | null = stack.adminKey) => call('GET', path, undefined, key);
 const invite = (body: unknown, key: string | null = stack.adminKey) => call('POST', '/v1/admin/users/invites', body, key);
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 /** The public accept route, over HTTP without an API key. */
 async function accept(body: unknown, query = '') {

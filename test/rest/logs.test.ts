@@ -5,6 +5,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { UsageRecord } from '../../src/domain/usage-record.ts';
 import { storeUsageBatch } from '../../src/services/usage/store-usage.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { graphqlCall } from '../support/api.ts';
 
 let stack: Stack;
 let base: string;
@@ -25,12 +26,7 @@ async function call(method: string, path: string, body?: unknown, key: string | 
   return { status: res.status, text, body: (text ? JSON.parse(text) : null) as any };
 }
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 const T0 = Date.UTC(2026, 10, 20, 10, 0, 0);
 let seq = 0;

@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Migration0010DeploymentsMcp } from '../../src/persistence/migrations/0010-deployments-mcp.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { graphqlCall, restCall } from '../support/api.ts';
 
 // MCP integrations (issue 4 item 8; control-plane-schemas 2.18) over REST and GraphQL.
 
@@ -14,21 +15,9 @@ let otherWs: { id: string; slug: string };
 
 const sql = <T = any>(q: string, params: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, params);
 
-async function call(method: string, path: string, body?: unknown, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = {};
-  if (key) headers['x-gateway-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
-}
+const call = restCall(() => base, () => stack.adminKey);
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createMcpServerResolver } from '../../src/services/mcp-servers/worker-resolver.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { restCall } from '../support/api.ts';
 
 // MCP servers (issue 4 item 8; control-plane-schemas 2.18) over REST and GraphQL, their
 // resource_change rows and the worker resolver the MCP gateway will use.
@@ -21,14 +22,7 @@ const seen: Record<string, string | string[] | undefined>[] = [];
 
 const sql = <T = any>(q: string, params: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, params);
 
-async function call(method: string, path: string, body?: unknown, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = {};
-  if (key) headers['x-gateway-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
-}
+const call = restCall(() => base, () => stack.adminKey);
 
 async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
   const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-api-key': key! }, body: JSON.stringify({ query, variables }) });

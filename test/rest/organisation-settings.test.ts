@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startStack, type Stack } from '../support/stack.ts';
+import { graphqlCall } from '../support/api.ts';
 
 let stack: Stack;
 let base: string;
@@ -18,12 +19,7 @@ async function call(method: string, path: string, body?: unknown, key: string | 
 }
 const put = (body: unknown, key?: string) => call('PUT', '/v1/admin/organisation/settings', body, key);
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 const EMPTY = {
   user_api_key_rotation_period: null,

@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startStack, type Stack } from '../support/stack.ts';
+import { graphqlCall } from '../support/api.ts';
 
 // /v1/admin/users and the GraphQL users, user, updateUser, deleteUser (control-plane-schemas 2.8).
 
@@ -18,12 +19,7 @@ async function call(method: string, path: string, body?: unknown, key: string | 
 }
 const get = (path: string, key: string | null = stack.adminKey) => call('GET', path, undefined, key);
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 const USER_KEYS = ['created_at', 'email', 'first_name', 'id', 'last_name', 'last_updated_at', 'object', 'role', 'workspace_ids'];
 const count = async (table: string, where = 'true', params: unknown[] = []) => Number((await sql<{ n: string }>(`select count(*) n from ${table} where ${where}`, params))[0]!.n);

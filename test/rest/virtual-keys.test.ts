@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startStack, type Stack } from '../support/stack.ts';
+import { restCallWithText } from '../support/api.ts';
 
 let stack: Stack;
 let base: string;
@@ -8,14 +9,7 @@ let otherWs: { id: string; slug: string };
 
 const sql = <T = any>(q: string, params: unknown[] = []) => stack.db.orm.em.getConnection().execute<T[]>(q, params);
 
-async function call(method: string, path: string, body?: unknown, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = {};
-  if (key) headers['x-gateway-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as any, text };
-}
+const call = restCallWithText(() => base, () => stack.adminKey);
 
 async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
   const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-gateway-api-key': key } : {}) }, body: JSON.stringify({ query, variables }) });

@@ -2,6 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { MEMBER_SCOPES } from '../../src/domain/roles.ts';
 import { ALL_SCOPES, WORKSPACE_SCOPES } from '../../src/domain/scopes.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { graphqlCall } from '../support/api.ts';
 
 let stack: Stack;
 let base: string;
@@ -19,12 +20,7 @@ async function call(method: string, path: string, body?: unknown, key: string | 
   return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
 }
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key: string | null = stack.adminKey) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-gateway-api-key'] = key;
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const gql = graphqlCall(() => base, () => stack.adminKey);
 
 let userSeq = 0;
 /** There is no user-create endpoint in this slice: users are inserted directly. */
